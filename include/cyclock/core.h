@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cyclock engine: a hardware counter of any width and rate turned into a
+ * wait-free nanosecond clock, after the Linux kernel's generic sched_clock
+ * (kernel/time/sched_clock.c) and its per-CPU local_clock
+ * (kernel/sched/clock.c).
+ *
+ * Freestanding C11: no libc, no allocation, no errno, no threads.  The
+ * caller owns all memory, supplies the counter, and calls cyclock_update()
+ * at least every cyclock_wrap_ns() nanoseconds (from a timer interrupt in
+ * firmware, lazily from readers in a hosted program).
+ *
+ * Readers never write shared memory and never wait: a seqcount latch keeps
+ * two copies of the epoch, and the low bit of the sequence says which copy
+ * is stable, so a reader that interrupts a writer (a signal handler, an
+ * interrupt) reads the other copy and completes.
+ */
+#ifndef CYCLOCK_CORE_H
+#define CYCLOCK_CORE_H
+
+#include "deps.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(CYCLOCK_BUILDING) && defined(__GNUC__)
+#define CYCLOCK_API __attribute__((visibility("default")))
+#else
+#define CYCLOCK_API
+#endif
+
+/* Negative return values of the functions that can refuse their input. */
+#define CYCLOCK_EINVAL (-22)  /* a NULL pointer, a width of 0 or > 64, a zero rate, a bad CPU */
+#define CYCLOCK_ERANGE (-34)  /* a rate the engine cannot convert to nanoseconds */
+#define CYCLOCK_ENOTSUP (-95) /* not available on this target (per-CPU mode without 64-bit atomics) */
+
+/* The fastest rate accepted: one count must last at least 2^-32 ns. */
+#define CYCLOCK_MAX_RATE_HZ (1000000000ull << 32)
+
+struct cyclock_source;
+typedef uint64_t (*cyclock_read_fn)(const struct cyclock_source *src);
+
+/*
+ * A counter.  The engine keeps the pointer, not a copy: the source must
+ * stay valid while it is registered (usually it is a static const).
+ */
+struct cyclock_source {
+	const char *name;
+	uint64_t (*read)(const struct cyclock_source *src); /* raw counter value */
+	void *priv;                                         /* for read()'s own use */
+	uint64_t rate_hz;                                   /* counts per second, > 0 */
+	unsigned int bits;                                  /* counter width, 1..64 */
+	int rating;                                         /* higher is better */
+};
+
+/* A 64-bit latch-protected value; see CYCLOCK_U64_IS_SPLIT in deps.h. */
+struct cyclock_u64 {
+#if CYCLOCK_U64_IS_SPLIT
+	CYCLOCK_ALIGNAS(8) CYCLOCK_ATOMIC(uint32_t) lo;
+	CYCLOCK_ATOMIC(uint32_t) hi;
+#else
+	CYCLOCK_ALIGNAS(8) CYCLOCK_ATOMIC(uint64_t) v;
+#endif
+};
+
+/* The hot part of one latch copy: changes at every update.  24 bytes. */
+struct cyclock_read_data {
+	struct cyclock_u64 epoch_ns;   /* nanoseconds at epoch_cyc */
+	struct cyclock_u64 epoch_cyc;  /* counter value at the last update */
+	struct cyclock_u64 epoch_frac; /* what the last update's ns truncated, in 2^-shift ns */
+};
+
+/*
+ * The read-mostly part of one latch copy: changes only when the source or
+ * the mode changes (register, suspend, resume), so updates never dirty its
+ * line.  It is latched as well, so a reader never pairs one source's epoch
+ * with another's mult.  32 bytes with 64-bit pointers, 24 with 32-bit ones.
+ */
+struct cyclock_read_mostly {
+	CYCLOCK_ATOMIC(cyclock_read_fn) read;              /* NULL: the clock stands still */
+	CYCLOCK_ATOMIC(const struct cyclock_source *) src; /* passed to read() */
+	struct cyclock_u64 mask;                           /* 2^bits - 1 */
+	CYCLOCK_ATOMIC(uint32_t) mult;                     /* ns = cyc * mult >> shift */
+	CYCLOCK_ATOMIC(uint32_t) shift;
+};
+
+/* What only writers touch, all under the writer flag. */
+struct cyclock_cold {
+	const struct cyclock_source *src; /* registered source, NULL if none */
+	struct cyclock_u64 wrap_ns;       /* update at least this often; 0 if no source */
+	uint64_t mask;
+	uint64_t wrap_cyc; /* wrap_ns in counts: the largest delta converted */
+	uint32_t mult;
+	uint32_t shift;
+	bool suspended;
+};
+
+/*
+ * The clock.  Cache-line budget (64-byte lines; the static asserts in
+ * src/core/clock.c check it):
+ *
+ *   line 0, hot:   seq (4) + writer (4) + read_data[2] (2 x 24) = 56 bytes.
+ *                  Readers load seq and one read_data; writers store all.
+ *   line 1, read-mostly: read_mostly[2] (2 x 32 = 64 bytes).  Readers load
+ *                  one copy; only a change of source or mode stores here.
+ *   line 2, cold:  the registered source, wrap interval, writer's state.
+ *
+ * A reader therefore touches exactly two lines, and an update invalidates
+ * only the one the reader must re-fetch anyway (the new epoch).
+ * Zero-initialised, a clock reads 0 until a source is registered.  It must
+ * be CYCLOCK_CACHELINE-aligned (static and automatic storage are; use
+ * aligned_alloc() for the heap).
+ */
+struct cyclock {
+	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint32_t) seq;
+	CYCLOCK_ATOMIC(uint32_t) writer; /* 1 while a writer owns the latch */
+	struct cyclock_read_data read_data[2];
+	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) struct cyclock_read_mostly read_mostly[2];
+	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) struct cyclock_cold cold;
+};
+
+/*
+ * Register @src as @clk's counter.  The first source starts at 0 ns; a
+ * later one continues from the value the clock has when it is switched:
+ * the new source's counter is read first, so the clock moves ahead by the
+ * few ns between the two reads and never back, even for concurrent readers.
+ * Chooses mult/shift and the wrap interval: the longest interval, up to an
+ * hour and within half the counter's period, over which converting the
+ * whole interval is within 1 ns of exact before the final truncation (a
+ * rate beyond ~37 GHz settles for 1 s and a larger error).  Registering
+ * while suspended takes effect at resume.
+ * Not async-signal-safe: may spin while another writer finishes.
+ * Returns 0, CYCLOCK_EINVAL (NULL clk/src/read, bits 0 or > 64, rate 0) or
+ * CYCLOCK_ERANGE (one count shorter than 2^-32 ns); on error @clk is as it was.
+ */
+CYCLOCK_API int cyclock_register(struct cyclock *clk, const struct cyclock_source *src);
+
+/*
+ * Nanoseconds since the first registration.  Wait-free for practical
+ * purposes (retries only if an update completed meanwhile), never writes
+ * shared memory, async-signal-safe, never blocks.  A counter read that
+ * lands a little before the epoch (another CPU's counter slightly behind)
+ * reads as the epoch itself, never as a near-wrap.
+ */
+CYCLOCK_API uint64_t cyclock_read(const struct cyclock *clk);
+
+/*
+ * Move the epoch to now.  Call at least every cyclock_wrap_ns().  Never
+ * blocks: if another writer holds the latch (another thread, or the code
+ * this signal handler interrupted) it returns at once, since that writer
+ * is refreshing the epoch.  Does nothing while suspended or unregistered.
+ * Async-signal-safe.
+ */
+CYCLOCK_API void cyclock_update(struct cyclock *clk);
+
+/* How often cyclock_update() must run, in ns; 0 if no source is registered. */
+CYCLOCK_API uint64_t cyclock_wrap_ns(const struct cyclock *clk);
+
+/*
+ * Freeze the clock at its current value and stop reading the counter (the
+ * hardware may lose power).  cyclock_resume() continues from the frozen
+ * value whatever the counter did meanwhile.  Both are idempotent, may spin
+ * while another writer finishes, and are not async-signal-safe.
+ * Call cyclock_suspend() with no reader running concurrently, as the
+ * kernel suspends with interrupts off on one CPU: a reader that runs
+ * between the freeze's counter read and its publication (on another CPU,
+ * or in an interrupt of the suspending code) can return up to that long
+ * past the frozen value, and the next read would then step back.  A
+ * frozen value must be published before it is known, so no latch can
+ * close that window.  Resume has no such window.
+ */
+CYCLOCK_API void cyclock_suspend(struct cyclock *clk);
+CYCLOCK_API void cyclock_resume(struct cyclock *clk);
+
+/*
+ * The largest shift for which mult = round(to_hz * 2^shift / from_hz) fits
+ * 32 bits and converting @maxsec seconds of counts (maxsec * from_hz)
+ * cannot overflow 64 bits, as the kernel's clocks_calc_mult_shift() does,
+ * but with 64-bit rates and the exact overflow bound.  @maxsec of 0 means
+ * only the 32-bit limit applies.  If no mult >= 1 fits (or from_hz is 0),
+ * sets *mult = 0 and *shift = 0.
+ */
+CYCLOCK_API void cyclock_calc_mult_shift(uint32_t *mult, uint32_t *shift, uint64_t from_hz,
+					 uint64_t to_hz, uint32_t maxsec);
+
+/* (cyc * mult) >> shift: the caller keeps cyc * mult below 2^64. */
+CYCLOCK_API uint64_t cyclock_cyc_to_ns(uint64_t cyc, uint32_t mult, uint32_t shift);
+
+/*
+ * The kernel-style line for @clk's registered source:
+ * "32 bits at 1000000000 Hz, resolution 1 ns, wraps every 1879048192 ns"
+ * (a resolution under 1000 ns that is not whole gets three decimals).
+ * Writes at most @len bytes including the NUL; returns the length of the
+ * whole line, as snprintf() does.  Call it from the writer's context.
+ */
+CYCLOCK_API size_t cyclock_format_summary(const struct cyclock *clk, char *buf, size_t len);
+
+/*
+ * Per-CPU "unstable" mode, after the kernel's local_clock().
+ *
+ * When each CPU's counter may run at its own pace (unsynchronised TSCs),
+ * the raw clock read on one CPU cannot be compared with another's.  Each
+ * CPU then gets a slot that remembers, at its last tick, the raw clock and
+ * a trusted reference time ("gtod", such as CLOCK_MONOTONIC), and hands out
+ *
+ *     clamp(gtod + (raw_now - raw_at_tick),
+ *           max(gtod, last value on this CPU), max(last value, gtod + tick_ns))
+ *
+ * so a CPU's values never go backwards and never run more than tick_ns
+ * ahead of the reference at its last tick.  Values of two CPUs may still
+ * disagree by up to about tick_ns, so comparing them can go backwards; a
+ * remote read couples two CPUs (the lower is pulled up to the higher).
+ *
+ * A clock starts stable: every CPU reads the raw clock itself, with no
+ * per-CPU work.  cyclock_percpu_set_unstable() switches, once, without a
+ * jump.  The caller says which CPU it runs on (rdtscp's TSC_AUX, getcpu(),
+ * the core id in firmware); two threads naming the same CPU are safe.
+ * Needs lock-free 64-bit compare-and-swap; without it init returns
+ * CYCLOCK_ENOTSUP.
+ */
+struct cyclock_percpu_tick {
+	struct cyclock_u64 raw;  /* the raw clock on this CPU at its last tick */
+	struct cyclock_u64 gtod; /* the reference time at that tick */
+};
+
+/* One CPU's slot, one cache line: seq (4) + writer (4) + tick[2] (32) + clock (8) = 48. */
+struct cyclock_percpu_slot {
+	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint32_t) seq; /* latch over tick[] */
+	CYCLOCK_ATOMIC(uint32_t) writer;
+	struct cyclock_percpu_tick tick[2];
+	CYCLOCK_ALIGNAS(8) CYCLOCK_ATOMIC(uint64_t) clock; /* last value handed out here */
+};
+
+struct cyclock_percpu;
+typedef uint64_t (*cyclock_percpu_fn)(struct cyclock_percpu *pc, unsigned int cpu);
+
+/* Read-mostly: written at init and at the one switch to unstable. */
+struct cyclock_percpu {
+	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(cyclock_percpu_fn) read;
+	CYCLOCK_ALIGNAS(8) CYCLOCK_ATOMIC(uint64_t) gtod_offset; /* raw - gtod at the switch */
+	const struct cyclock *raw;
+	struct cyclock_percpu_slot *slot;
+	uint64_t tick_ns;
+	unsigned int nr_cpus;
+	CYCLOCK_ATOMIC(uint32_t) switching; /* serialises set_unstable */
+};
+
+/*
+ * Set up @pc over the raw clock @raw with @nr_cpus slots of caller memory
+ * (CYCLOCK_CACHELINE-aligned) and a tick of @tick_ns.  Starts stable.
+ * Returns 0, CYCLOCK_EINVAL (NULL pointer, no CPU, zero tick) or
+ * CYCLOCK_ENOTSUP.  Not thread-safe: finish it before any other call.
+ */
+CYCLOCK_API int cyclock_percpu_init(struct cyclock_percpu *pc, const struct cyclock *raw,
+				    struct cyclock_percpu_slot *slots, unsigned int nr_cpus,
+				    uint64_t tick_ns);
+
+/*
+ * The tick, run on @cpu about every tick_ns: records the raw clock and the
+ * reference @gtod_ns, then (unstable) advances the CPU's clock.  Never
+ * blocks; skips if another tick of the same CPU is under way.  Returns 0
+ * or CYCLOCK_EINVAL for a CPU out of range.  Async-signal-safe.
+ */
+CYCLOCK_API int cyclock_percpu_tick(struct cyclock_percpu *pc, unsigned int cpu, uint64_t gtod_ns);
+
+/*
+ * local_clock(): the clock of @cpu, read on @cpu.  Never goes backwards on
+ * that CPU.  Returns 0 for a CPU out of range.  Lock-free, async-signal-safe.
+ */
+CYCLOCK_API uint64_t cyclock_percpu_read(struct cyclock_percpu *pc, unsigned int cpu);
+
+/*
+ * The clock of @cpu read from @this_cpu: the later of the two CPUs' clocks,
+ * with the earlier one pulled up to it, so the two CPUs agree from then on.
+ * Returns 0 for a CPU out of range.  Lock-free, async-signal-safe.
+ */
+CYCLOCK_API uint64_t cyclock_percpu_read_remote(struct cyclock_percpu *pc, unsigned int this_cpu,
+						unsigned int cpu);
+
+/*
+ * Switch to unstable mode, run on @cpu with the reference time @gtod_ns:
+ * from now on values follow the reference, offset so that they continue
+ * from the stable clock's current value (no jump).  Idempotent.  Returns
+ * 0 or CYCLOCK_EINVAL.  Not async-signal-safe: may spin on a concurrent switch.
+ */
+CYCLOCK_API int cyclock_percpu_set_unstable(struct cyclock_percpu *pc, unsigned int cpu,
+					    uint64_t gtod_ns);
+
+/* Whether @pc is still in stable mode. */
+CYCLOCK_API bool cyclock_percpu_is_stable(const struct cyclock_percpu *pc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#include "latch.h" /* cyclock_read_inline(), C only */
+
+#endif /* CYCLOCK_CORE_H */

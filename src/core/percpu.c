@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-CPU "unstable" mode, after the kernel's kernel/sched/clock.c.
+ *
+ * Stable, every CPU reads the raw clock.  Unstable, each CPU extrapolates
+ * from the reference time at its last tick with its own raw clock, and
+ * clamps the result so that it never goes backwards on that CPU and never
+ * runs more than a tick ahead of the reference.  The mode is the reader
+ * function in pc->read, swapped once; the readers have no branch on it.
+ */
+#include "internal.h"
+
+#if CYCLOCK_U64_IS_SPLIT
+
+/* The per-CPU clock needs a 64-bit compare-and-swap this target lacks. */
+int cyclock_percpu_init(struct cyclock_percpu *pc, const struct cyclock *raw,
+			struct cyclock_percpu_slot *slots, unsigned int nr_cpus, uint64_t tick_ns)
+{
+	(void)raw, (void)slots, (void)nr_cpus, (void)tick_ns;
+	if (pc)
+		pc->nr_cpus = 0;
+	return CYCLOCK_ENOTSUP;
+}
+
+int cyclock_percpu_tick(struct cyclock_percpu *pc, unsigned int cpu, uint64_t gtod_ns)
+{
+	(void)pc, (void)cpu, (void)gtod_ns;
+	return CYCLOCK_ENOTSUP;
+}
+
+uint64_t cyclock_percpu_read(struct cyclock_percpu *pc, unsigned int cpu)
+{
+	(void)pc, (void)cpu;
+	return 0;
+}
+
+uint64_t cyclock_percpu_read_remote(struct cyclock_percpu *pc, unsigned int this_cpu,
+				    unsigned int cpu)
+{
+	(void)pc, (void)this_cpu, (void)cpu;
+	return 0;
+}
+
+int cyclock_percpu_set_unstable(struct cyclock_percpu *pc, unsigned int cpu, uint64_t gtod_ns)
+{
+	(void)pc, (void)cpu, (void)gtod_ns;
+	return CYCLOCK_ENOTSUP;
+}
+
+bool cyclock_percpu_is_stable(const struct cyclock_percpu *pc)
+{
+	(void)pc;
+	return true;
+}
+
+#else
+
+_Static_assert(sizeof(struct cyclock_percpu_slot) == CYCLOCK_CACHELINE,
+	       "a CPU's slot is one line: seq 0..3, writer 4..7, tick[2] 8..39, clock 40..47");
+
+static struct cyclock_percpu_slot *slot_of(struct cyclock_percpu *pc, unsigned int cpu)
+{
+	return cpu < pc->nr_cpus ? &pc->slot[cpu] : NULL;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* The tick's {raw, gtod} pair, through the slot's latch. */
+static void load_tick(const struct cyclock_percpu_slot *slot, uint64_t *raw, uint64_t *gtod)
+{
+	uint32_t seq;
+
+	do {
+		seq = cyclock__latch_begin(&slot->seq);
+		*raw = cyclock__load64(&slot->tick[seq & 1].raw);
+		*gtod = cyclock__load64(&slot->tick[seq & 1].gtod);
+	} while (cyclock__latch_retry(&slot->seq, seq));
+}
+
+/* The caller holds the slot's writer flag. */
+static void store_tick(struct cyclock_percpu_slot *slot, uint64_t raw, uint64_t gtod)
+{
+	for (unsigned int i = 0; i < 2; i++) {
+		cyclock__latch_bump(&slot->seq); /* readers leave copy i */
+		cyclock__store64(&slot->tick[i].raw, raw);
+		cyclock__store64(&slot->tick[i].gtod, gtod);
+	}
+}
+
+/*
+ * Move a CPU's clock forward to @val unless it is already there.  Relaxed
+ * is enough: the value itself is all that is shared, and the compare-and-
+ * swap keeps every slot's values in one increasing order.
+ */
+static uint64_t advance_to(struct cyclock_percpu_slot *slot, uint64_t val)
+{
+	uint64_t old = atomic_load_explicit(&slot->clock, memory_order_relaxed);
+
+	while (old < val && !atomic_compare_exchange_weak_explicit(
+				    &slot->clock, &old, val, memory_order_relaxed,
+				    memory_order_relaxed))
+		;
+	return max_u64(old, val);
+}
+
+static uint64_t read_stable(struct cyclock_percpu *pc, unsigned int cpu)
+{
+	return cpu < pc->nr_cpus ? cyclock_read_inline(pc->raw) : 0;
+}
+
+/* sched_clock_local(): extrapolate from the last tick, clamp, publish. */
+static uint64_t read_unstable(struct cyclock_percpu *pc, unsigned int cpu)
+{
+	struct cyclock_percpu_slot *slot = slot_of(pc, cpu);
+	uint64_t tick_raw, tick_gtod, delta, gtod, old, val;
+
+	if (!slot)
+		return 0;
+	load_tick(slot, &tick_raw, &tick_gtod);
+	delta = cyclock_read_inline(pc->raw) - tick_raw;
+	if ((int64_t)delta < 0) /* a raw clock behind its own tick */
+		delta = 0;
+	gtod = tick_gtod + atomic_load_explicit(&pc->gtod_offset, memory_order_relaxed);
+	old = atomic_load_explicit(&slot->clock, memory_order_relaxed);
+	do {
+		uint64_t lo = max_u64(gtod, old), hi = max_u64(old, gtod + pc->tick_ns);
+
+		val = gtod + delta;
+		val = val < lo ? lo : val > hi ? hi : val;
+	} while (!atomic_compare_exchange_weak_explicit(&slot->clock, &old, val,
+							memory_order_relaxed, memory_order_relaxed));
+	return val;
+}
+
+int cyclock_percpu_init(struct cyclock_percpu *pc, const struct cyclock *raw,
+			struct cyclock_percpu_slot *slots, unsigned int nr_cpus, uint64_t tick_ns)
+{
+	if (!pc || !raw || !slots || !nr_cpus || !tick_ns)
+		return CYCLOCK_EINVAL;
+	pc->raw = raw;
+	pc->slot = slots;
+	pc->nr_cpus = nr_cpus;
+	pc->tick_ns = tick_ns;
+	atomic_init(&pc->gtod_offset, 0);
+	atomic_init(&pc->switching, 0);
+	for (unsigned int i = 0; i < nr_cpus; i++) {
+		atomic_init(&slots[i].seq, 0);
+		atomic_init(&slots[i].writer, 0);
+		store_tick(&slots[i], 0, 0);
+		atomic_init(&slots[i].clock, 0);
+	}
+	/* Release: a reader that finds the function finds the rest set up. */
+	atomic_store_explicit(&pc->read, read_stable, memory_order_release);
+	return 0;
+}
+
+/* The reader of the current mode; NULL before init. */
+static cyclock_percpu_fn mode_of(const struct cyclock_percpu *pc)
+{
+	/* Acquire pairs with the release stores of init and set_unstable. */
+	return atomic_load_explicit(&pc->read, memory_order_acquire);
+}
+
+uint64_t cyclock_percpu_read(struct cyclock_percpu *pc, unsigned int cpu)
+{
+	cyclock_percpu_fn read = mode_of(pc);
+
+	return read ? read(pc, cpu) : 0;
+}
+
+int cyclock_percpu_tick(struct cyclock_percpu *pc, unsigned int cpu, uint64_t gtod_ns)
+{
+	struct cyclock_percpu_slot *slot = slot_of(pc, cpu);
+
+	if (!slot || !mode_of(pc))
+		return CYCLOCK_EINVAL;
+	if (cyclock__writer_trylock(&slot->writer)) { /* else that tick stamps */
+		store_tick(slot, cyclock_read_inline(pc->raw), gtod_ns);
+		cyclock__writer_unlock(&slot->writer);
+	}
+	mode_of(pc)(pc, cpu); /* unstable: publish the CPU's clock as of this tick */
+	return 0;
+}
+
+uint64_t cyclock_percpu_read_remote(struct cyclock_percpu *pc, unsigned int this_cpu,
+				    unsigned int cpu)
+{
+	uint64_t remote;
+
+	if (!slot_of(pc, this_cpu) || !slot_of(pc, cpu))
+		return 0;
+	if (this_cpu == cpu || cyclock_percpu_is_stable(pc))
+		return cyclock_percpu_read(pc, this_cpu);
+	/*
+	 * Couple the two CPUs: the clock behind is pulled up to the other.
+	 * Return the value both now have, not this CPU's newest (another
+	 * thread on it may have moved it on meanwhile).
+	 */
+	remote = advance_to(&pc->slot[cpu], read_unstable(pc, this_cpu));
+	advance_to(&pc->slot[this_cpu], remote);
+	return remote;
+}
+
+int cyclock_percpu_set_unstable(struct cyclock_percpu *pc, unsigned int cpu, uint64_t gtod_ns)
+{
+	uint64_t now;
+
+	if (!slot_of(pc, cpu) || !mode_of(pc))
+		return CYCLOCK_EINVAL;
+	cyclock__writer_lock(&pc->switching);
+	if (mode_of(pc) == read_stable) {
+		/* From here the reference plus gtod_offset is the stable clock. */
+		now = cyclock_read_inline(pc->raw);
+		atomic_store_explicit(&pc->gtod_offset, now - gtod_ns, memory_order_relaxed);
+		/* As the kernel does, every CPU starts from this CPU's stamp;
+		 * their own next ticks correct it. */
+		for (unsigned int i = 0; i < pc->nr_cpus; i++) {
+			cyclock__writer_lock(&pc->slot[i].writer);
+			store_tick(&pc->slot[i], now, gtod_ns);
+			cyclock__writer_unlock(&pc->slot[i].writer);
+			advance_to(&pc->slot[i], now);
+		}
+		atomic_store_explicit(&pc->read, read_unstable, memory_order_release);
+	}
+	cyclock__writer_unlock(&pc->switching);
+	return 0;
+}
+
+bool cyclock_percpu_is_stable(const struct cyclock_percpu *pc)
+{
+	return mode_of(pc) == read_stable;
+}
+
+#endif /* CYCLOCK_U64_IS_SPLIT */
