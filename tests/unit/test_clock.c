@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The latch clock, single-threaded: registration, narrow counters through
+ * many wraps, source switches, suspend/resume, bad input.  The concurrent
+ * behaviour is in tests/stress/.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "internal.h"
+#include "sim.h"
+
+static struct cyclock clk;
+
+static int reset_clock(void **state)
+{
+	(void)state;
+	memset(&clk, 0, sizeof(clk));
+	return 0;
+}
+
+/* The counts that fit in one wrap interval of a registered clock. */
+static uint64_t wrap_counts(uint64_t rate_hz, unsigned int bits)
+{
+	struct cyclock__scale sc;
+
+	assert_int_equal(cyclock__choose_scale(&sc, rate_hz, bits), 0);
+	return sc.wrap_cyc;
+}
+
+static void zero_initialised_clock_reads_zero(void **state)
+{
+	(void)state;
+	assert_int_equal(cyclock_read(&clk), 0);
+	assert_int_equal(cyclock_wrap_ns(&clk), 0);
+	cyclock_update(&clk);
+	cyclock_suspend(&clk);
+	assert_int_equal(cyclock_read(&clk), 0);
+	cyclock_resume(&clk);
+	assert_int_equal(cyclock_read(&clk), 0);
+	assert_int_equal(cyclock_read_inline(&clk), 0);
+}
+
+static void first_source_starts_at_zero_and_counts(void **state)
+{
+	struct sim_counter a;
+
+	(void)state;
+	sim_init(&a, "a", 1000000000, 32);
+	a.count = 123456; /* the counter's own value does not matter */
+	assert_int_equal(cyclock_register(&clk, &a.src), 0);
+	assert_int_equal(cyclock_read(&clk), 0);
+	a.count += 1000;
+	assert_int_equal(cyclock_read(&clk), 1000);
+	assert_int_equal(cyclock_read_inline(&clk), 1000);
+	assert_true(cyclock_wrap_ns(&clk) > 0);
+}
+
+/*
+ * Drive @sim through @wraps wraps of its counter with reads and updates at
+ * random points, the update never later than the wrap interval.  Each read
+ * must equal floor(total * mult / 2^shift): updates carry the truncated
+ * fraction, so the clock is an exact function of the counts.  It must
+ * never go backwards, and stay within 1 ns per wrap interval elapsed (the
+ * scale's bound) plus 1 ns of rounding of the exact total * 1e9 / rate.
+ */
+static void run_through_wraps(struct sim_counter *sim, uint64_t wraps, uint64_t seed)
+{
+	struct cyclock__scale sc;
+	uint64_t rng = seed, since_update = 0, last = 0, reads = 0;
+	uint64_t period = sim->src.bits == 64 ? UINT64_MAX : 1ull << sim->src.bits;
+
+	assert_int_equal(cyclock__choose_scale(&sc, sim->src.rate_hz, sim->src.bits), 0);
+	assert_int_equal(cyclock_register(&clk, &sim->src), 0);
+	while (sim->count / period < wraps) {
+		uint64_t step = prng_upto(&rng, sc.wrap_cyc - since_update);
+		unsigned __int128 exact_num = (unsigned __int128)sim->count * 1000000000u;
+		unsigned __int128 model = ((unsigned __int128)sim->count * sc.mult) >> sc.shift;
+		uint64_t ns = cyclock_read(&clk), intervals = sim->count / sc.wrap_cyc + 1;
+		__int128 err = (__int128)((unsigned __int128)ns * sim->src.rate_hz) - (__int128)exact_num;
+
+		assert_true(ns == (uint64_t)model);
+		assert_true(ns >= last);
+		if (err < 0)
+			err = -err;
+		assert_true(err <= (__int128)(intervals + 1) * sim->src.rate_hz);
+		last = ns;
+		reads++;
+		sim->count += step;
+		since_update += step;
+		if (since_update == sc.wrap_cyc || prng_next(&rng) % 4 == 0) {
+			cyclock_update(&clk);
+			since_update = 0;
+		}
+	}
+	assert_true(reads > wraps);
+}
+
+static void narrow_1ghz_counter_survives_1000_wraps(void **state)
+{
+	struct sim_counter sim;
+
+	(void)state;
+	sim_init(&sim, "timer1", 1000000000, 32);
+	run_through_wraps(&sim, 1000, 0x1234567);
+	/* 1 GHz converts exactly: the clock is the count itself. */
+	assert_int_equal(cyclock_read(&clk), sim.count);
+}
+
+static void narrow_inexact_counters_survive_wraps(void **state)
+{
+	struct sim_counter sim;
+
+	(void)state;
+	sim_init(&sim, "24-bit 19.2 MHz", 19200000, 24);
+	run_through_wraps(&sim, 1000, 42);
+	memset(&clk, 0, sizeof(clk));
+	sim_init(&sim, "32-bit 2.6 GHz", 2600000000u, 32);
+	run_through_wraps(&sim, 1000, 7);
+	memset(&clk, 0, sizeof(clk));
+	sim_init(&sim, "16-bit 32768 Hz", 32768, 16);
+	run_through_wraps(&sim, 1000, 99);
+}
+
+/* An update as late as the wrap interval allows still converts correctly. */
+static void update_at_the_wrap_limit(void **state)
+{
+	struct sim_counter sim;
+	uint64_t limit = wrap_counts(1000000000, 32);
+
+	(void)state;
+	sim_init(&sim, "timer", 1000000000, 32);
+	assert_int_equal(cyclock_register(&clk, &sim.src), 0);
+	for (int i = 0; i < 10; i++) {
+		sim.count += limit;
+		assert_int_equal(cyclock_read(&clk), sim.count);
+		cyclock_update(&clk);
+		assert_int_equal(cyclock_read(&clk), sim.count);
+	}
+	/* The interval in ns is what the counts take. */
+	assert_int_equal(cyclock_wrap_ns(&clk), limit);
+}
+
+static void switching_sources_does_not_jump(void **state)
+{
+	struct sim_counter a, b;
+	uint64_t t = 5000000000ull, before, after; /* simulated true ns */
+
+	(void)state;
+	sim_init(&a, "32-bit 1 GHz", 1000000000, 32);
+	sim_init(&b, "64-bit 2.6 GHz", 2600000000u, 64);
+	a.count = t;
+	b.count = t * 26 / 10;
+	assert_int_equal(cyclock_register(&clk, &a.src), 0);
+	for (int round = 0; round < 6; round++) {
+		struct sim_counter *next = round % 2 ? &a : &b;
+
+		t += 777777;
+		a.count = t;
+		b.count = t * 26 / 10;
+		before = cyclock_read(&clk);
+		assert_int_equal(cyclock_register(&clk, &next->src), 0);
+		after = cyclock_read(&clk);
+		assert_int_equal(after, before); /* the counters did not move */
+		t += 1000000;
+		a.count = t;
+		b.count = t * 26 / 10;
+		after = cyclock_read(&clk);
+		/* One count of either source is at most 1 ns. */
+		assert_true(after >= before + 1000000 - 1 && after <= before + 1000000 + 1);
+	}
+}
+
+static void suspend_freezes_and_resume_continues(void **state)
+{
+	struct sim_counter sim;
+	uint64_t frozen;
+	unsigned long reads;
+
+	(void)state;
+	sim_init(&sim, "timer", 1000000000, 32);
+	assert_int_equal(cyclock_register(&clk, &sim.src), 0);
+	sim.count += 1000;
+	cyclock_suspend(&clk);
+	frozen = cyclock_read(&clk);
+	assert_int_equal(frozen, 1000);
+	reads = sim.reads;
+
+	/* Advancing through three wraps, then stopping: nothing shows. */
+	sim.count += 3 * (1ull << 32) + 17;
+	assert_int_equal(cyclock_read(&clk), frozen);
+	cyclock_update(&clk);
+	cyclock_suspend(&clk); /* idempotent */
+	assert_int_equal(cyclock_read(&clk), frozen);
+	assert_int_equal(sim.reads, reads); /* the counter was left alone */
+
+	cyclock_resume(&clk);
+	assert_int_equal(cyclock_read(&clk), frozen);
+	sim.count += 500;
+	assert_int_equal(cyclock_read(&clk), frozen + 500);
+	cyclock_resume(&clk); /* not suspended: nothing happens */
+	assert_int_equal(cyclock_read(&clk), frozen + 500);
+}
+
+static void suspend_with_a_stopped_counter(void **state)
+{
+	struct sim_counter sim;
+
+	(void)state;
+	sim_init(&sim, "timer", 32768, 16);
+	assert_int_equal(cyclock_register(&clk, &sim.src), 0);
+	sim.count = 32768; /* one second */
+	cyclock_suspend(&clk);
+	sim.count = 0; /* the counter lost power and restarted */
+	cyclock_resume(&clk);
+	assert_int_equal(cyclock_read(&clk), 1000000000);
+	sim.count = 32768;
+	assert_int_equal(cyclock_read(&clk), 2000000000);
+}
+
+static void register_while_suspended_starts_at_resume(void **state)
+{
+	struct sim_counter a, b;
+	unsigned long reads;
+
+	(void)state;
+	sim_init(&a, "a", 1000000000, 32);
+	sim_init(&b, "b", 1000000, 64);
+	assert_int_equal(cyclock_register(&clk, &a.src), 0);
+	a.count += 2000;
+	cyclock_suspend(&clk);
+	reads = b.reads;
+	assert_int_equal(cyclock_register(&clk, &b.src), 0);
+	assert_int_equal(b.reads, reads); /* not read while suspended */
+	b.count += 5;
+	assert_int_equal(cyclock_read(&clk), 2000);
+	cyclock_resume(&clk);
+	assert_int_equal(cyclock_read(&clk), 2000);
+	b.count += 5; /* 5 us */
+	assert_int_equal(cyclock_read(&clk), 7000);
+}
+
+/* A read a little behind the epoch is the epoch, not a near-wrap. */
+static void counter_behind_the_epoch_reads_the_epoch(void **state)
+{
+	struct sim_counter sim;
+
+	(void)state;
+	sim_init(&sim, "tsc", 1000000000, 64);
+	assert_int_equal(cyclock_register(&clk, &sim.src), 0);
+	sim.count = 10000;
+	cyclock_update(&clk);
+	sim.count = 9990;
+	assert_int_equal(cyclock_read(&clk), 10000);
+	cyclock_update(&clk); /* must not move the epoch back */
+	sim.count = 10010;
+	assert_int_equal(cyclock_read(&clk), 10010);
+
+	memset(&clk, 0, sizeof(clk));
+	sim_init(&sim, "timer", 1000000000, 32);
+	sim.count = 5;
+	assert_int_equal(cyclock_register(&clk, &sim.src), 0);
+	sim.count = 0; /* 5 behind, across the wrap */
+	assert_int_equal(cyclock_read(&clk), 0);
+}
+
+static void expect_refused(const struct cyclock_source *src, int err)
+{
+	struct cyclock before;
+
+	memcpy(&before, &clk, sizeof(clk));
+	assert_int_equal(cyclock_register(&clk, src), err);
+	assert_memory_equal(&before, &clk, sizeof(clk));
+}
+
+static void bad_input_is_refused_and_changes_nothing(void **state)
+{
+	struct sim_counter good, bad;
+
+	(void)state;
+	sim_init(&good, "good", 1000000000, 32);
+	assert_int_equal(cyclock_register(&clk, &good.src), 0);
+	good.count = 100;
+
+	assert_int_equal(cyclock_register(NULL, &good.src), CYCLOCK_EINVAL);
+	expect_refused(NULL, CYCLOCK_EINVAL);
+	sim_init(&bad, "no read", 1000, 32);
+	bad.src.read = NULL;
+	expect_refused(&bad.src, CYCLOCK_EINVAL);
+	sim_init(&bad, "0 bits", 1000, 0);
+	expect_refused(&bad.src, CYCLOCK_EINVAL);
+	sim_init(&bad, "65 bits", 1000, 65);
+	expect_refused(&bad.src, CYCLOCK_EINVAL);
+	sim_init(&bad, "0 Hz", 0, 32);
+	expect_refused(&bad.src, CYCLOCK_EINVAL);
+	sim_init(&bad, "too fast", CYCLOCK_MAX_RATE_HZ + 1, 64);
+	expect_refused(&bad.src, CYCLOCK_ERANGE);
+
+	assert_int_equal(cyclock_read(&clk), 100); /* still the good source */
+	assert_int_equal(bad.reads, 0);
+}
+
+static void limits_of_width_and_rate_are_accepted(void **state)
+{
+	struct sim_counter sim;
+
+	(void)state;
+	sim_init(&sim, "fastest", CYCLOCK_MAX_RATE_HZ, 64);
+	assert_int_equal(cyclock_register(&clk, &sim.src), 0);
+	sim.count = CYCLOCK_MAX_RATE_HZ; /* one second of counts */
+	assert_int_equal(cyclock_read(&clk), 1000000000);
+
+	memset(&clk, 0, sizeof(clk));
+	sim_init(&sim, "slowest", 1, 64);
+	assert_int_equal(cyclock_register(&clk, &sim.src), 0);
+	sim.count = 3;
+	assert_int_equal(cyclock_read(&clk), 3000000000u);
+
+	memset(&clk, 0, sizeof(clk));
+	sim_init(&sim, "one bit", 1000, 1);
+	assert_int_equal(cyclock_register(&clk, &sim.src), 0);
+	sim.count = 1;
+	assert_int_equal(cyclock_read(&clk), 1000000);
+	cyclock_update(&clk);
+	sim.count = 2; /* wrapped to 0 */
+	assert_int_equal(cyclock_read(&clk), 2000000);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(zero_initialised_clock_reads_zero, reset_clock),
+		cmocka_unit_test_setup(first_source_starts_at_zero_and_counts, reset_clock),
+		cmocka_unit_test_setup(narrow_1ghz_counter_survives_1000_wraps, reset_clock),
+		cmocka_unit_test_setup(narrow_inexact_counters_survive_wraps, reset_clock),
+		cmocka_unit_test_setup(update_at_the_wrap_limit, reset_clock),
+		cmocka_unit_test_setup(switching_sources_does_not_jump, reset_clock),
+		cmocka_unit_test_setup(suspend_freezes_and_resume_continues, reset_clock),
+		cmocka_unit_test_setup(suspend_with_a_stopped_counter, reset_clock),
+		cmocka_unit_test_setup(register_while_suspended_starts_at_resume, reset_clock),
+		cmocka_unit_test_setup(counter_behind_the_epoch_reads_the_epoch, reset_clock),
+		cmocka_unit_test_setup(bad_input_is_refused_and_changes_nothing, reset_clock),
+		cmocka_unit_test_setup(limits_of_width_and_rate_are_accepted, reset_clock),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
