@@ -130,6 +130,8 @@ static uint64_t read_unstable(struct cyclock_percpu *pc, unsigned int cpu)
 
 		val = gtod + delta;
 		val = val < lo ? lo : val > hi ? hi : val;
+		if (val == old)
+			return val; /* clamped to the last value: nothing to publish */
 	} while (!atomic_compare_exchange_weak_explicit(&slot->clock, &old, val,
 							memory_order_relaxed, memory_order_relaxed));
 	return val;
