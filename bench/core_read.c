@@ -7,7 +7,9 @@
  * Each figure is the best of several timed loops of back-to-back calls
  * (throughput, warm caches).  "with a writer" runs cyclock_update() as
  * fast as it can on another thread meanwhile, so the reader's hot line
- * keeps moving between CPUs: the latch's worst case.
+ * keeps moving between CPUs: the latch's worst case.  The per-CPU reads
+ * are local_clock()'s: stable (the raw clock) and unstable (the tick's
+ * latch, the raw clock, the clamp and a compare-and-swap on the CPU's slot).
  *
  * x86-64 only for now: the TSC is the counter.  Usage: cyclock-bench-core [calls]
  */
@@ -24,6 +26,8 @@
 #include <x86intrin.h>
 
 static struct cyclock clk;
+static struct cyclock_percpu pc;
+static struct cyclock_percpu_slot slot[1];
 static atomic_bool writer_stop;
 static volatile uint64_t sink;
 
@@ -68,6 +72,22 @@ static uint64_t engine_read(void)
 static uint64_t engine_read_inline(void)
 {
 	return cyclock_read_inline(&clk);
+}
+
+static uint64_t percpu_read(void)
+{
+	return cyclock_percpu_read(&pc, 0);
+}
+
+/* Unstable, ticked often enough (every 4096 reads, ~40 us) that the clamp
+ * to a tick never holds the clock still, which would skip the publish. */
+static uint64_t percpu_read_ticked(void)
+{
+	static unsigned int n;
+
+	if (++n % 4096 == 0)
+		cyclock_percpu_tick(&pc, 0, now_ns());
+	return cyclock_percpu_read(&pc, 0);
 }
 
 /* ns per call of @fn, best of 7 loops of @calls. */
@@ -116,9 +136,10 @@ int main(int argc, char **argv)
 	struct cyclock_source tsc = { "tsc", read_tsc, NULL, measure_tsc_hz(), 64, 300 };
 	pthread_t tid;
 	unsigned long updates = 0;
-	double floor, ordered, vdso, engine, inl, contended;
+	double floor, ordered, vdso, engine, inl, contended, stable, unstable;
 
-	if (calls <= 0 || cyclock_register(&clk, &tsc) != 0) {
+	if (calls <= 0 || cyclock_register(&clk, &tsc) != 0 ||
+	    cyclock_percpu_init(&pc, &clk, slot, 1, 1000000) != 0) {
 		fprintf(stderr, "usage: cyclock-bench-core [calls > 0]\n");
 		return 2;
 	}
@@ -131,6 +152,9 @@ int main(int argc, char **argv)
 	contended = cost(engine_read, calls);
 	atomic_store(&writer_stop, true);
 	pthread_join(tid, NULL);
+	stable = cost(percpu_read, calls);
+	cyclock_percpu_set_unstable(&pc, 0, now_ns());
+	unstable = cost(percpu_read_ticked, calls);
 
 	printf("%-36s %8s %10s %10s\n", "read", "ns/call", "x rdtsc", "x vDSO");
 	printf("%-36s %8.2f %10.2f %10.2f\n", "rdtsc", floor, 1.0, floor / vdso);
@@ -143,6 +167,10 @@ int main(int argc, char **argv)
 	printf("%-36s %8.2f %10.2f %10.2f\n", "cyclock_read_inline", inl, inl / floor, inl / vdso);
 	printf("%-36s %8.2f %10.2f %10.2f\n", "cyclock_read, with a writer", contended,
 	       contended / floor, contended / vdso);
+	printf("%-36s %8.2f %10.2f %10.2f\n", "cyclock_percpu_read, stable", stable,
+	       stable / floor, stable / vdso);
+	printf("%-36s %8.2f %10.2f %10.2f\n", "cyclock_percpu_read, unstable", unstable,
+	       unstable / floor, unstable / vdso);
 	printf("(%ld calls a loop, best of 7; the writer made %lu updates)\n", calls, updates);
 	return 0;
 }
