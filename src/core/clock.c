@@ -31,42 +31,49 @@ _Static_assert(offsetof(struct cyclock, cold) == 2 * CYCLOCK_CACHELINE,
 _Static_assert(_Alignof(struct cyclock) == CYCLOCK_CACHELINE, "the clock is line-aligned");
 
 /*
- * The new contents of a latch copy.  The read-mostly part is written only
- * when new_source is set; read == NULL makes the clock stand still.
+ * How a latch copy reads and converts: its read-mostly part.  read == NULL
+ * makes the clock stand still at its epoch.  Filled field by field, never
+ * zero-initialised or copied whole: compilers may turn that into memset()
+ * or memcpy() calls, which firmware without libc does not have.
  */
-struct latch_state {
-	uint64_t epoch_ns, epoch_cyc, epoch_frac;
-	bool new_source;
+struct reader {
 	cyclock_read_fn read;
 	const struct cyclock_source *src;
 	uint64_t mask;
 	uint32_t mult, shift;
 };
 
-static void write_copy(struct cyclock *clk, unsigned int i, const struct latch_state *st)
+/* One copy: the epoch always, the reader only when @r is not NULL. */
+static void write_copy(struct cyclock *clk, unsigned int i, uint64_t epoch_ns, uint64_t epoch_cyc,
+		       uint64_t epoch_frac, const struct reader *r)
 {
 	struct cyclock_read_data *rd = &clk->read_data[i];
 	struct cyclock_read_mostly *rm = &clk->read_mostly[i];
 
-	cyclock__store64(&rd->epoch_ns, st->epoch_ns);
-	cyclock__store64(&rd->epoch_cyc, st->epoch_cyc);
-	cyclock__store64(&rd->epoch_frac, st->epoch_frac);
-	if (!st->new_source)
+	cyclock__store64(&rd->epoch_ns, epoch_ns);
+	cyclock__store64(&rd->epoch_cyc, epoch_cyc);
+	cyclock__store64(&rd->epoch_frac, epoch_frac);
+	if (!r)
 		return;
-	atomic_store_explicit(&rm->read, st->read, memory_order_relaxed);
-	atomic_store_explicit(&rm->src, st->src, memory_order_relaxed);
-	cyclock__store64(&rm->mask, st->mask);
-	atomic_store_explicit(&rm->mult, st->mult, memory_order_relaxed);
-	atomic_store_explicit(&rm->shift, st->shift, memory_order_relaxed);
+	atomic_store_explicit(&rm->read, r->read, memory_order_relaxed);
+	atomic_store_explicit(&rm->src, r->src, memory_order_relaxed);
+	cyclock__store64(&rm->mask, r->mask);
+	atomic_store_explicit(&rm->mult, r->mult, memory_order_relaxed);
+	atomic_store_explicit(&rm->shift, r->shift, memory_order_relaxed);
 }
 
-/* Both copies, in the latch's order; the caller holds the writer flag. */
-static void latch_write(struct cyclock *clk, const struct latch_state *st)
+/*
+ * Both copies, in the latch's order; the caller holds the writer flag.
+ * @r is NULL when only the epoch changes, as at every update: the
+ * read-mostly line is then left alone.
+ */
+static void latch_write(struct cyclock *clk, uint64_t epoch_ns, uint64_t epoch_cyc,
+			uint64_t epoch_frac, const struct reader *r)
 {
 	cyclock__latch_bump(&clk->seq); /* odd: readers use copy 1 */
-	write_copy(clk, 0, st);
+	write_copy(clk, 0, epoch_ns, epoch_cyc, epoch_frac, r);
 	cyclock__latch_bump(&clk->seq); /* even: readers use copy 0 */
-	write_copy(clk, 1, st);
+	write_copy(clk, 1, epoch_ns, epoch_cyc, epoch_frac, r);
 }
 
 /*
@@ -79,14 +86,17 @@ static void latch_write(struct cyclock *clk, const struct latch_state *st)
 static void start_source(struct cyclock *clk)
 {
 	const struct cyclock_source *src = clk->cold.src;
-	struct latch_state st = {
-		.new_source = true, .read = src->read, .src = src,
-		.mask = clk->cold.mask, .mult = clk->cold.mult, .shift = clk->cold.shift,
-	};
+	struct reader r;
+	uint64_t cyc, now;
 
-	st.epoch_cyc = src->read(src);
-	st.epoch_ns = cyclock_read_inline(clk); /* the published, old, copy */
-	latch_write(clk, &st);
+	r.read = src->read;
+	r.src = src;
+	r.mask = clk->cold.mask;
+	r.mult = clk->cold.mult;
+	r.shift = clk->cold.shift;
+	cyc = src->read(src);
+	now = cyclock_read_inline(clk); /* the published, old, copy */
+	latch_write(clk, now, cyc, 0, &r);
 }
 
 static int check_source(const struct cyclock_source *src)
@@ -129,8 +139,7 @@ uint64_t cyclock_read(const struct cyclock *clk)
 void cyclock_update(struct cyclock *clk)
 {
 	const struct cyclock_read_data *rd;
-	struct latch_state st = { .new_source = false };
-	uint64_t delta, prod;
+	uint64_t epoch_cyc, delta, prod;
 	uint32_t shift;
 
 	if (!cyclock__writer_trylock(&clk->writer))
@@ -139,15 +148,14 @@ void cyclock_update(struct cyclock *clk)
 		/* Only writers change seq, and we are the writer: no retry. */
 		rd = &clk->read_data[atomic_load_explicit(&clk->seq, memory_order_relaxed) & 1];
 		shift = clk->cold.shift;
-		delta = cyclock__delta(clk->cold.src->read(clk->cold.src),
-				       cyclock__load64(&rd->epoch_cyc), clk->cold.mask);
+		epoch_cyc = cyclock__load64(&rd->epoch_cyc);
+		delta = cyclock__delta(clk->cold.src->read(clk->cold.src), epoch_cyc,
+				       clk->cold.mask);
 		prod = delta * clk->cold.mult + cyclock__load64(&rd->epoch_frac);
-		st.epoch_ns = cyclock__load64(&rd->epoch_ns) + (prod >> shift);
-		st.epoch_frac = prod & ((1ull << shift) - 1);
 		/* Advance by the delta, not to the counter read: a clamped
 		 * (behind) read leaves the epoch where it was. */
-		st.epoch_cyc = (cyclock__load64(&rd->epoch_cyc) + delta) & clk->cold.mask;
-		latch_write(clk, &st);
+		latch_write(clk, cyclock__load64(&rd->epoch_ns) + (prod >> shift),
+			    (epoch_cyc + delta) & clk->cold.mask, prod & ((1ull << shift) - 1), NULL);
 	}
 	cyclock__writer_unlock(&clk->writer);
 }
@@ -159,13 +167,11 @@ uint64_t cyclock_wrap_ns(const struct cyclock *clk)
 
 void cyclock_suspend(struct cyclock *clk)
 {
-	/* No read function: the clock stands still at epoch_ns. */
-	struct latch_state st = { .new_source = true, .read = NULL };
+	static const struct reader frozen = { NULL, NULL, 0, 0, 0 };
 
 	cyclock__writer_lock(&clk->writer);
 	if (!clk->cold.suspended) {
-		st.epoch_ns = cyclock_read_inline(clk);
-		latch_write(clk, &st);
+		latch_write(clk, cyclock_read_inline(clk), 0, 0, &frozen);
 		clk->cold.suspended = true;
 	}
 	cyclock__writer_unlock(&clk->writer);
