@@ -20,7 +20,7 @@ if ((${#core_c[@]} == 0)); then
 fi
 
 # Compiler-runtime helpers (libgcc, compiler-rt) a freestanding target has.
-allowed='^(__aeabi_.*|__udivdi3|__umoddi3|__divdi3|__moddi3|__udivmoddi4|__ashldi3|__lshrdi3|__muldi3|__popcount.*|__clz.*|__ctz.*|_GLOBAL_OFFSET_TABLE_)$'
+allowed='^(__aeabi_(uldivmod|ldivmod|uidivmod|idivmod|uidiv|idiv|lmul|llsl|llsr|lasr|lcmp|ulcmp)|__udivdi3|__umoddi3|__divdi3|__moddi3|__udivmoddi4|__ashldi3|__lshrdi3|__muldi3|__popcount.*|__clz.*|__ctz.*|_GLOBAL_OFFSET_TABLE_)$'
 # -fno-stack-protector: some distributions' compilers enable it by default,
 # which would reference __stack_chk_fail (a libc symbol) from any function
 # with a local array.  Firmware builds turn it off the same way.
@@ -154,6 +154,8 @@ cross)
 	# in GCC 11; the engine pins it with _Alignas(8).
 	cross i386 gcc -m32 -Wno-psabi
 	cross cortex-m4 clang --target=thumbv7m-none-eabi -mcpu=cortex-m4 -mthumb
+	# GCC may call memset/memcpy even freestanding: this catches it.
+	cross cortex-m3-gcc arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb -Os
 	cross aarch64 clang --target=aarch64-none-elf
 	((ran)) || exit 77
 	;;
