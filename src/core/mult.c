@@ -42,37 +42,19 @@ static struct u128 u128_shl(uint64_t v, uint32_t s)
 }
 
 /*
- * Long division of to * 2^s by from, one bit of s at a time: *q gets the
- * quotient, *r the remainder.  Stops early, returning false, once the
- * quotient reaches 2^33: it only grows with s and is then too big anyway.
+ * One more bit of the long division of to * 2^s by from: from the
+ * quotient @q and remainder @r for s, those for s + 1.
  */
-static bool scaled_quotient(uint64_t to, uint64_t from, uint32_t s, uint64_t *q, uint64_t *r)
+static void next_quotient_bit(uint64_t *q, uint64_t *r, uint64_t from)
 {
-	*q = to / from;
-	*r = to % from;
-	for (uint32_t i = 0; i < s; i++) {
-		if (*q >> 33)
-			return false;
-		*q <<= 1;
-		/* r < from, so r + r may not fit: compare against from - r. */
-		if (*r >= from - *r) {
-			*r -= from - *r;
-			*q += 1;
-		} else {
-			*r += *r;
-		}
+	*q <<= 1;
+	/* r < from, so r + r may not fit: compare against from - r. */
+	if (*r >= from - *r) {
+		*r -= from - *r;
+		*q += 1;
+	} else {
+		*r += *r;
 	}
-	return (*q >> 33) == 0;
-}
-
-/* round(to * 2^s / from), or a value above UINT32_MAX if it is too big. */
-static uint64_t mult_for_shift(uint64_t to, uint64_t from, uint32_t s)
-{
-	uint64_t q, r;
-
-	if (!scaled_quotient(to, from, s, &q, &r))
-		return (uint64_t)UINT32_MAX + 1;
-	return q + (r >= from - r); /* round half up */
 }
 
 /* The largest mult allowed by @cmax counts converting without overflow. */
@@ -91,13 +73,20 @@ void cyclock_calc_mult_shift(uint32_t *mult, uint32_t *shift, uint64_t from_hz, 
 			     uint32_t maxsec)
 {
 	uint64_t limit = from_hz ? mult_limit(maxsec, from_hz) : 0;
+	uint64_t q, r, m;
 
 	*mult = 0;
 	*shift = 0;
-	/* mult grows with the shift: the last shift whose mult fits wins. */
-	for (uint32_t s = 0; s < 64 && limit; s++) {
-		uint64_t m = mult_for_shift(to_hz, from_hz, s);
-
+	if (!limit)
+		return;
+	/* mult = round(to * 2^s / from) only grows with s: the last s whose
+	 * mult fits wins.  The quotient gains one bit a step. */
+	q = to_hz / from_hz;
+	r = to_hz % from_hz;
+	for (uint32_t s = 0; s < 64; s++) {
+		if (s)
+			next_quotient_bit(&q, &r, from_hz);
+		m = q + (r >= from_hz - r); /* round half up */
 		if (m > limit)
 			break;
 		if (m) {
