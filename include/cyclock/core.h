@@ -85,12 +85,14 @@ struct cyclock_read_mostly {
 	CYCLOCK_ATOMIC(uint32_t) shift;
 };
 
-/* What only writers touch, all under the writer flag. */
+/*
+ * The writers' own state, under the writer flag.  wrap_ns is also read,
+ * without the flag, by cyclock_wrap_ns(): an atomic, like the latch's fields.
+ */
 struct cyclock_cold {
 	const struct cyclock_source *src; /* registered source, NULL if none */
 	struct cyclock_u64 wrap_ns;       /* update at least this often; 0 if no source */
 	uint64_t mask;
-	uint64_t wrap_cyc; /* wrap_ns in counts: the largest delta converted */
 	uint32_t mult;
 	uint32_t shift;
 	bool suspended;

@@ -123,7 +123,6 @@ int cyclock_register(struct cyclock *clk, const struct cyclock_source *src)
 	clk->cold.mask = sc.mask;
 	clk->cold.mult = sc.mult;
 	clk->cold.shift = sc.shift;
-	clk->cold.wrap_cyc = sc.wrap_cyc;
 	cyclock__store64(&clk->cold.wrap_ns, sc.wrap_ns);
 	if (!clk->cold.suspended) /* else resume() starts it */
 		start_source(clk);
