@@ -12,6 +12,7 @@ cyclock__package() {
 	cc) echo gcc ;;
 	nm) echo binutils ;;
 	cmocka) echo libcmocka-dev ;;
+	clang-tsan) echo libclang-rt-dev ;; # a Recommends of clang: may be missing
 	*) echo "$1" ;; # cmake, make, g++, clang, pkg-config
 	esac
 }
@@ -24,13 +25,18 @@ cyclock__have() {
 		pkg-config --exists cmocka ||
 			dpkg-query -W -f='${Status}' libcmocka-dev | grep -q 'install ok installed'
 		;;
+	clang-tsan)
+		echo 'int main(void) { return 0; }' |
+			clang -fsanitize=thread -x c - -o /dev/null
+		;;
 	*) command -v "$1" ;;
 	esac >/dev/null 2>&1
 }
 
 # cyclock_ensure_deps REQUIREMENT...: installs the missing ones with
 # apt-get when root; otherwise says what to install and exits 1.
-# Requirements: cmake cc make g++ clang pkg-config nm cmocka.
+# Requirements: cmake cc make g++ clang pkg-config nm cmocka clang-tsan
+# (clang's ThreadSanitizer runtime; check it after clang).
 cyclock_ensure_deps() {
 	local req missing=()
 	for req; do

@@ -7,10 +7,6 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 cyclock_ensure_deps cmake cc make
-if [[ ! -f $CYCLOCK_ROOT/examples/demo.c ]]; then
-	echo "cyclock: examples/demo.c does not exist yet" >&2
-	exit 1
-fi
 build=$CYCLOCK_ROOT/build/release
 {
 	cmake -S "$CYCLOCK_ROOT" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -12,6 +12,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 cyclock_ensure_deps cmake cc make g++ clang pkg-config nm cmocka
+cyclock_ensure_deps clang-tsan
 cd "$CYCLOCK_ROOT"
 
 total_passed=0 total_failed=0
