@@ -1,14 +1,138 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cyclock: the public header for programs.
+ * cyclock: nanosecond clocks for Linux programs, read from the CPU's
+ * counter in user space, that follow the kernel's clocks.
  *
- * For now it is the freestanding engine (cyclock/core.h): register a
- * counter, read nanoseconds.  The hosted clocks for Linux programs
- * (cyclock_now() and its family) will be declared here too.
+ * Every value is in nanoseconds on the same zero as the kernel clock it
+ * follows, so it can be compared with clock_gettime() readings of other
+ * processes.  When the counter cannot be trusted (see cyclock_describe()),
+ * each function returns its kernel clock through clock_gettime() instead.
+ *
+ * Every reader is thread-safe, fork-safe and async-signal-safe, never
+ * blocks and never writes shared memory on its fast path.  The first call
+ * of any clock initialises the library (cyclock_init(0)); see there for
+ * what that costs.
+ *
+ * Define CYCLOCK_INLINE before including this header to get the readers
+ * inline (no call into the library on the fast path); they are the same
+ * code the library is built from.  The engine underneath, for firmware and
+ * for counters of your own, is cyclock/core.h.
  */
 #ifndef CYCLOCK_H
 #define CYCLOCK_H
 
 #include "cyclock/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* cyclock_init() flags. */
+#define CYCLOCK_INIT_KERNEL 1u /* never use the counter: every clock is clock_gettime() */
+#define CYCLOCK_INIT_COARSE 2u /* start cyclock_coarse()'s ticker thread now */
+
+/* cyclock_init()'s non-negative results. */
+#define CYCLOCK_USING_KERNEL 0  /* the clocks are the kernel's, through clock_gettime() */
+#define CYCLOCK_USING_COUNTER 1 /* the clocks read the CPU's counter */
+
+/*
+ * Initialise now rather than at the first read.  Decides whether the
+ * counter can be trusted (invariant, the kernel's own clocksource, no warp
+ * between two CPUs in a check of about 2 ms that runs two short-lived
+ * threads), takes its frequency from CPUID or measures it (at most 1 ms),
+ * and reads the kernel clocks.  Environment: CYCLOCK_SOURCE=tsc forces the
+ * counter, CYCLOCK_SOURCE=kernel the kernel's clocks; any other value gets
+ * one message on stderr and is ignored.
+ * The first call (this, or the first read) does the work; later calls only
+ * return the result, whatever their flags (except that CYCLOCK_INIT_COARSE
+ * still starts the ticker).  Thread-safe; a reader that finds another
+ * thread initialising uses the kernel clock meanwhile rather than wait.
+ * The warp check creates threads: if the very first read of the process
+ * may happen in a signal handler, call cyclock_init() beforehand.
+ * Returns CYCLOCK_USING_COUNTER, CYCLOCK_USING_KERNEL, or CYCLOCK_EINVAL
+ * for an unknown flag (nothing done).
+ */
+CYCLOCK_API int cyclock_init(unsigned int flags);
+
+/*
+ * The hosted clocks.  "Monotonic" below means never less than a value
+ * returned before: on the same thread, and across threads for a reading
+ * taken after one that happened before it (a lock, a message).
+ */
+
+/* CLOCK_MONOTONIC (NTP-slewed), from the counter with an ordered read:
+ * monotonic across threads and CPUs.  The one to use by default. */
+CYCLOCK_API uint64_t cyclock_now(void);
+
+/* The same timeline, from an unordered counter read: the read may move
+ * before earlier loads, so it is monotonic on one thread only (on this
+ * kind of machine another CPU can see it up to ~0.5 us "early").  For
+ * timing a stretch of code on one thread; cheapest. */
+CYCLOCK_API uint64_t cyclock_now_relaxed(void);
+
+/* CLOCK_MONOTONIC_RAW: the counter times a fixed mult, never slewed by NTP.
+ * Ordered; monotonic across threads. */
+CYCLOCK_API uint64_t cyclock_raw(void);
+
+/* CLOCK_REALTIME: cyclock_now() plus the kernel's REALTIME-MONOTONIC
+ * offset, so it steps when the system clock is set (seen at the next
+ * resync, within 1 s, or at once after cyclock_resync()).  Not monotonic. */
+CYCLOCK_API uint64_t cyclock_realtime(void);
+
+/* CLOCK_BOOTTIME: cyclock_now() plus the time spent suspended.  Ordered;
+ * monotonic across threads. */
+CYCLOCK_API uint64_t cyclock_boottime(void);
+
+/* cyclock_now()'s timeline as a ticker thread last stored it: one load.
+ * At most one ticker period (1 ms, CYCLOCK_COARSE_PERIOD_US in the
+ * environment sets it) plus scheduling delay behind cyclock_now(), and
+ * never ahead of it.  Monotonic across threads.  The first call starts the
+ * ticker (not async-signal-safe; cyclock_init(CYCLOCK_INIT_COARSE) does it
+ * beforehand) and returns cyclock_now(); after fork() the child's first
+ * call restarts it. */
+CYCLOCK_API uint64_t cyclock_coarse(void);
+
+/* The kernel's local_clock(): on a counter synchronised across CPUs, the
+ * relaxed read.  On one that is not (cyclock_describe() says so), a
+ * per-CPU clock that never goes backwards on its CPU and stays within a
+ * tick (1 ms) of CLOCK_MONOTONIC, after the kernel's sched_clock_cpu().
+ * Values from two CPUs may disagree by up to that much. */
+CYCLOCK_API uint64_t cyclock_local(void);
+
+/* The raw counter, unordered, for converting later with
+ * cyclock_cycles_to_ns().  0 when no counter is in use. */
+CYCLOCK_API uint64_t cyclock_cycles(void);
+
+/* A cyclock_cycles() value on cyclock_now()'s timeline, as the current
+ * segment converts it (a value from before the last resync converts with
+ * today's rate: exact to the drift since).  With no counter in use,
+ * returns cyclock_now(). */
+CYCLOCK_API uint64_t cyclock_cycles_to_ns(uint64_t cycles);
+
+/* One line: the source, its frequency and where it came from, the
+ * frequency's uncertainty, and any fallback and why.  The string is the
+ * library's, valid until the next call; not async-signal-safe. */
+CYCLOCK_API const char *cyclock_describe(void);
+
+/* Re-read the kernel clocks now, as when the caller knows the system clock
+ * was set.  Never waits: if another thread is resyncing, it repeats its
+ * resync on behalf of this call.  Async-signal-safe. */
+CYCLOCK_API void cyclock_resync(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#if defined(CYCLOCK_INLINE) && !defined(__cplusplus)
+#include "cyclock/hosted.h"
+
+#define cyclock_now() cyclock__read(&cyclock__mono, CYCLOCK__ORDERED)
+#define cyclock_now_relaxed() cyclock__read(&cyclock__mono, 0)
+#define cyclock_raw() cyclock__read(&cyclock__raw, CYCLOCK__ORDERED | CYCLOCK__RAW)
+#define cyclock_realtime() cyclock__read(&cyclock__mono, CYCLOCK__ORDERED | CYCLOCK__REAL)
+#define cyclock_boottime() cyclock__read(&cyclock__mono, CYCLOCK__ORDERED | CYCLOCK__BOOT)
+#define cyclock_local() cyclock__read(&cyclock__mono, CYCLOCK__LOCAL)
+#define cyclock_coarse() cyclock__coarse_read()
+#endif
 
 #endif /* CYCLOCK_H */

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The counter of the architecture being compiled for: one small header per
+ * architecture, each defining what it specialises and including
+ * arch/generic.h for the rest.  A test build (CYCLOCK_SIM) reads a
+ * simulated counter instead, through the same names.
+ */
+#ifndef CYCLOCK_ARCH_H
+#define CYCLOCK_ARCH_H
+
+#if defined(CYCLOCK_SIM)
+#include "arch/sim.h"
+#elif defined(__x86_64__)
+#include "arch/x86_64.h"
+#else
+#include "arch/generic.h"
+#endif
+
+#endif /* CYCLOCK_ARCH_H */

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The hosted clocks' shared state and their inline readers.  cyclock.h
+ * includes this for CYCLOCK_INLINE programs, and src/linux builds the
+ * compiled functions from the same readers, so the two cannot drift.
+ * Nothing here is a stable interface: the layout may change with the
+ * library's version.
+ *
+ * A timeline is a seqcount latch over two segments of a piecewise-linear
+ * function of the counter, as in the engine (cyclock/latch.h), with one
+ * difference: a resync may change the slope (mult), so each segment also
+ * keeps the slope before its start.  A resync publishes a segment that
+ * starts a little in the future (P), equal to the old one up to P: readers
+ * still on the old copy and readers on the new one then compute the same
+ * value for every counter value up to P, and no reader sees a step back.
+ */
+#ifndef CYCLOCK_HOSTED_H
+#define CYCLOCK_HOSTED_H
+
+#include "core.h"
+#include "arch.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * One latch copy: 56 bytes.  A segment is three pieces of one function of
+ * the counter: before P, the previous slope (mult_prev); from P for
+ * stale_cyc counts, mult (the rate plus a correction toward the kernel's
+ * clock); after that, mult_rate (the rate alone), so a correction is never
+ * carried past the interval it was meant for, however long nobody reads.
+ * The fast path covers the middle piece only.  epoch_frac fits 32 bits
+ * since shift <= 32 (the library chooses it so), and stale_cyc is capped
+ * at 2^32 - 1, so delta * mult + epoch_frac never overflows 64 bits.
+ */
+struct cyclock__seg {
+	struct cyclock_u64 epoch_cyc;          /* P: where the middle piece starts */
+	struct cyclock_u64 epoch_ns;           /* the clock at P, whole ns */
+	struct cyclock_u64 off_real;           /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	struct cyclock_u64 off_boot;           /* CLOCK_BOOTTIME - CLOCK_MONOTONIC */
+	CYCLOCK_ATOMIC(uint32_t) epoch_frac;   /* the clock's fraction at P, 2^-shift ns */
+	CYCLOCK_ATOMIC(uint32_t) stale_cyc;    /* length of the middle piece, counts */
+	CYCLOCK_ATOMIC(uint32_t) mult;         /* ns per count << shift, middle piece */
+	CYCLOCK_ATOMIC(uint32_t) mult_prev;    /* before P */
+	CYCLOCK_ATOMIC(uint32_t) mult_rate;    /* after the middle piece */
+};
+
+/*
+ * A timeline.  Cache lines (64 bytes): line 0 holds everything a reader
+ * needs while the sequence is even (seq 0..3, shift 4..7, seg[0] 8..63),
+ * so a read touches one line; seg[1] (64..119), read only while a writer
+ * is between its two bumps, is line 1.
+ *
+ * A reader whose counter is past the middle piece (or before P: the
+ * subtraction wraps) takes the slow path, which checks the counter
+ * against the kernel and resyncs.  A stale_cyc of 0 (not yet initialised,
+ * or using the kernel's clocks) sends every read there, so the fast path
+ * has one branch whatever the mode.
+ */
+struct cyclock__timeline {
+	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint32_t) seq;
+	CYCLOCK_ATOMIC(uint32_t) shift;
+	struct cyclock__seg seg[2];
+};
+
+/* The last cyclock_now() value the coarse ticker stored; 0: not started. */
+struct cyclock__coarse {
+	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint64_t) ns;
+};
+
+/* What a read is for: the slow path needs to know which kernel clock to
+ * fall back to and which offset to add. */
+#define CYCLOCK__ORDERED 1u /* lfence;rdtsc, not rdtsc */
+#define CYCLOCK__REAL 2u    /* add off_real */
+#define CYCLOCK__BOOT 4u    /* add off_boot */
+#define CYCLOCK__RAW 8u     /* the raw timeline */
+#define CYCLOCK__LOCAL 16u  /* cyclock_local(): per-CPU when the counter is unstable */
+
+CYCLOCK_API extern struct cyclock__timeline cyclock__mono; /* CLOCK_MONOTONIC's */
+CYCLOCK_API extern struct cyclock__timeline cyclock__raw;  /* CLOCK_MONOTONIC_RAW's */
+CYCLOCK_API extern struct cyclock__coarse cyclock__coarse;
+
+/* Everything the fast path leaves: see src/linux/read.c. */
+CYCLOCK_API uint64_t cyclock__slow(unsigned int kind);
+CYCLOCK_API uint64_t cyclock__coarse_slow(void);
+
+/*
+ * What the library knows about its counter and its tracking, for the
+ * cyclock tool and the tests.  Filled by cyclock__get_info(); a snapshot.
+ */
+struct cyclock__info {
+	int using_counter;        /* CYCLOCK_USING_COUNTER or CYCLOCK_USING_KERNEL */
+	int local_percpu;         /* cyclock_local() runs per CPU (unsynchronised counter) */
+	const char *counter;      /* "tsc", "sim", "none" */
+	const char *why;          /* why the kernel's clocks are used, or "" */
+	double hz;                /* the counter's frequency, as now estimated */
+	double hz_hint;           /* what CPUID or the first measurement said */
+	const char *hz_source;    /* "cpuid 0x15", "hypervisor 0x40000010", "measured" */
+	double hz_ppm;            /* uncertainty of hz, parts per million */
+	uint32_t mult, shift;     /* cyclock_now()'s current mult and shift */
+	uint32_t raw_mult;        /* cyclock_raw()'s */
+	uint64_t interval_ns;     /* current resync interval */
+	uint64_t max_interval_ns; /* its ceiling */
+	uint64_t refreshes;       /* resyncs of the MONOTONIC timeline so far */
+	uint64_t anomalies;       /* counter jumps, stalls found and recovered from */
+	uint64_t late_publishes;  /* resyncs published later than planned (see docs) */
+	int64_t last_err_ns;      /* cyclock_now() - CLOCK_MONOTONIC at the last resync */
+	int64_t raw_last_err_ns;  /* cyclock_raw() - CLOCK_MONOTONIC_RAW at the last resync */
+	uint64_t guard_ns;        /* added to kernel readings after an anomaly */
+	int64_t warp_cyc;         /* largest backward step in the init warp check, counts */
+	uint64_t init_ns;         /* what initialisation cost */
+};
+CYCLOCK_API void cyclock__get_info(struct cyclock__info *info);
+
+#ifdef CYCLOCK_SIM
+/*
+ * Test builds (CYCLOCK_SIM): the test program supplies the counter
+ * (cyclock_sim_counter(), see arch/sim.h) and the kernel's clocks, and may
+ * reset the library between scenarios.
+ */
+#include <time.h>
+int cyclock_sim_clock_gettime(clockid_t id, struct timespec *ts); /* supplied by the test */
+struct cyclock_sim_config {
+	uint64_t hint_hz;   /* what "CPUID" reports; 0: measure */
+	bool invariant;     /* CPUID's invariant-counter bit */
+	bool kernel_trusts; /* the kernel's clocksource is this counter */
+};
+/* Forget everything (not thread-safe: no reader may run); the next read
+ * initialises under @cfg. */
+CYCLOCK_API void cyclock__sim_reset(const struct cyclock_sim_config *cfg);
+#endif
+
+#ifndef __cplusplus
+
+/*
+ * The fast path of every counter clock.  @kind is a constant at each call
+ * site, so the branches on it fold away.  The ordered counter read comes
+ * after the sequence's acquire load; the lfence makes it wait for that
+ * load, so a reader that sees a newer copy also reads a later counter.
+ */
+static inline uint64_t cyclock__read(struct cyclock__timeline *tl, unsigned int kind)
+{
+	const struct cyclock__seg *s;
+	uint64_t cyc, delta, ns;
+	uint32_t seq;
+
+	do {
+		seq = cyclock__latch_begin(&tl->seq);
+		s = &tl->seg[seq & 1];
+		cyc = (kind & CYCLOCK__ORDERED) ? cyclock_arch_counter_ordered()
+						: cyclock_arch_counter();
+		delta = cyc - cyclock__load64(&s->epoch_cyc);
+		if (cyclock_unlikely(delta >= atomic_load_explicit(&s->stale_cyc,
+								   memory_order_relaxed)))
+			return cyclock__slow(kind);
+		ns = cyclock__load64(&s->epoch_ns) +
+		     ((delta * atomic_load_explicit(&s->mult, memory_order_relaxed) +
+		       atomic_load_explicit(&s->epoch_frac, memory_order_relaxed)) >>
+		      atomic_load_explicit(&tl->shift, memory_order_relaxed));
+		if (kind & CYCLOCK__REAL)
+			ns += cyclock__load64(&s->off_real);
+		if (kind & CYCLOCK__BOOT)
+			ns += cyclock__load64(&s->off_boot);
+	} while (cyclock__latch_retry(&tl->seq, seq));
+	return ns;
+}
+
+static inline uint64_t cyclock__coarse_read(void)
+{
+	uint64_t ns = atomic_load_explicit(&cyclock__coarse.ns, memory_order_relaxed);
+
+	return cyclock_likely(ns) ? ns : cyclock__coarse_slow();
+}
+
+#endif /* !__cplusplus */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CYCLOCK_HOSTED_H */

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/* cyclock_describe() and cyclock__get_info(): what the library decided and why. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* The frequency as the raw timeline now estimates it, and its uncertainty
+ * from the first and latest samples' brackets over their baseline. */
+static double current_hz(double *ppm)
+{
+	const struct cyclock__track *tr = &cyclock__host.raw;
+	const struct cyclock__sample *a = &cyclock__host.first_raw, *b = &tr->ring[tr->nr - 1];
+	double base_ns = (double)(b->ns - a->ns);
+
+	*ppm = base_ns > 0 ? ((double)(a->width + b->width) / 2 * tr->rate) / base_ns * 1e6 : 0;
+	return 1e9 / tr->rate;
+}
+
+void cyclock__get_info(struct cyclock__info *info)
+{
+	memset(info, 0, sizeof(*info));
+	cyclock_init(0);
+	/* The writer's fields, read under its flag so they are consistent. */
+	cyclock__writer_lock(&cyclock__host.writer);
+	info->using_counter = cyclock__host.using_counter;
+	info->local_percpu = cyclock__host.local_percpu;
+	info->counter = CYCLOCK_ARCH_COUNTER_NAME;
+	info->why = cyclock__host.why;
+	info->hz_hint = cyclock__host.hz_hint;
+	info->hz_source = cyclock__host.hz_source ? cyclock__host.hz_source : "";
+	info->warp_cyc = cyclock__host.warp_cyc;
+	info->init_ns = cyclock__host.init_ns;
+	if (cyclock__host.using_counter) {
+		struct cyclock__segv v = cyclock__seg_load(&cyclock__mono);
+
+		info->hz = current_hz(&info->hz_ppm);
+		info->mult = v.mult;
+		info->shift = cyclock__host.shift;
+		info->raw_mult = cyclock__seg_load(&cyclock__raw).mult;
+		info->interval_ns = (uint64_t)((double)cyclock__host.mono.interval *
+					       cyclock__host.mono.rate);
+		info->max_interval_ns = CYCLOCK_MAX_INTERVAL_NS;
+		info->refreshes = cyclock__host.mono.refreshes;
+		info->last_err_ns = cyclock__host.mono.last_err;
+		info->raw_last_err_ns = cyclock__host.raw.last_err;
+	}
+	info->anomalies = atomic_load(&cyclock__host.anomalies);
+	info->late_publishes = atomic_load(&cyclock__host.late);
+	info->guard_ns = atomic_load(&cyclock__host.guard_ns);
+	cyclock__writer_unlock(&cyclock__host.writer);
+}
+
+const char *cyclock_describe(void)
+{
+	static char line[512];
+	struct cyclock__info in;
+
+	cyclock__get_info(&in);
+	if (!in.using_counter) {
+		snprintf(line, sizeof(line), "kernel clocks (clock_gettime): %s%s", in.why,
+			 in.local_percpu ? "; cyclock_local() per CPU over the counter" : "");
+		return line;
+	}
+	snprintf(line, sizeof(line),
+		 "%s at %.6f MHz (%s %.3f MHz; now refined against CLOCK_MONOTONIC_RAW, "
+		 "+-%.3f ppm)%s%s; %s; tracking CLOCK_MONOTONIC within %lld ns at the last "
+		 "resync, every %.0f ms",
+		 in.counter, in.hz / 1e6, in.hz_source, in.hz_hint / 1e6, in.hz_ppm,
+		 cyclock__host.notes[0] ? ", " : "", cyclock__host.notes,
+		 in.warp_cyc < 0 ? "cross-CPU check could not run" : "no warp between CPUs",
+		 (long long)in.last_err_ns, (double)in.interval_ns / 1e6);
+	return line;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cyclock_local() on a counter the CPUs do not agree on: the engine's
+ * per-CPU mode (kernel/sched/clock.c's sched_clock_cpu()), over a raw
+ * clock of the counter, ticked lazily: a read on a CPU whose last tick is
+ * older than a tick stamps it with CLOCK_MONOTONIC first.  The CPU comes
+ * from the counter read itself (rdtscp) or from sched_getcpu().
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+
+#include "internal.h"
+
+#define LOCAL_MAX_CPUS 1024
+#define LOCAL_TICK_NS (1000 * NSEC_PER_USEC)
+
+static struct cyclock local_raw;
+static struct cyclock_percpu local_pc;
+static struct cyclock_percpu_slot local_slot[LOCAL_MAX_CPUS];
+static struct cyclock_source local_src;
+static CYCLOCK_ATOMIC(uint64_t) local_update_at; /* counter value: update the raw clock */
+static uint64_t local_update_cyc;                 /* half its wrap interval, counts */
+
+static uint64_t read_counter(const struct cyclock_source *src)
+{
+	(void)src;
+	return cyclock_arch_counter();
+}
+
+int cyclock__local_init(double hz)
+{
+	int err;
+
+	local_src.name = CYCLOCK_ARCH_COUNTER_NAME;
+	local_src.read = read_counter;
+	local_src.rate_hz = (uint64_t)hz;
+	local_src.bits = 64;
+	err = cyclock_register(&local_raw, &local_src);
+	local_update_cyc = (uint64_t)((double)cyclock_wrap_ns(&local_raw) / 2e9 * hz);
+	atomic_store(&local_update_at, cyclock_arch_counter() + local_update_cyc);
+	if (!err)
+		err = cyclock_percpu_init(&local_pc, &local_raw, local_slot, LOCAL_MAX_CPUS,
+					  LOCAL_TICK_NS);
+	if (!err)
+		err = cyclock_percpu_set_unstable(&local_pc, 0, cyclock__kernel_ns(CLOCK_MONOTONIC));
+	return err;
+}
+
+/* The raw clock at @slot's last tick, through the slot's latch. */
+static uint64_t tick_raw(const struct cyclock_percpu_slot *slot)
+{
+	uint32_t seq;
+	uint64_t raw;
+
+	do {
+		seq = cyclock__latch_begin(&slot->seq);
+		raw = cyclock__load64(&slot->tick[seq & 1].raw);
+	} while (cyclock__latch_retry(&slot->seq, seq));
+	return raw;
+}
+
+uint64_t cyclock__local_read(void)
+{
+	unsigned int cpu;
+	int c;
+
+	cyclock_arch_counter_cpu(&cpu);
+	if (cpu == ~0u)
+		cpu = (c = sched_getcpu()) < 0 ? ~0u : (unsigned int)c;
+	if (cpu >= LOCAL_MAX_CPUS)
+		return cyclock__kernel_ns(CLOCK_MONOTONIC);
+	/* The raw clock must be updated within its wrap interval (the engine's
+	 * contract), however long nobody read it. */
+	if ((int64_t)(cyclock_arch_counter() -
+		      atomic_load_explicit(&local_update_at, memory_order_relaxed)) >= 0) {
+		cyclock_update(&local_raw);
+		atomic_store_explicit(&local_update_at, cyclock_arch_counter() + local_update_cyc,
+				      memory_order_relaxed);
+	}
+	if (cyclock_read(&local_raw) - tick_raw(&local_slot[cpu]) >= LOCAL_TICK_NS)
+		cyclock_percpu_tick(&local_pc, cpu, cyclock__kernel_ns(CLOCK_MONOTONIC));
+	return cyclock_percpu_read(&local_pc, cpu);
+}

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the hosted layer asks of the world: the kernel's clocks, the
+ * counter's properties, the kernel's clocksource, the CPUs allowed, and
+ * CYCLOCK_SOURCE.  A CYCLOCK_SIM build answers from the test instead.
+ * Everything here is async-signal-safe except where noted, since a
+ * reader's first call initialises.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#ifdef CYCLOCK_SIM
+static struct cyclock_sim_config sim_cfg;
+
+int cyclock__kernel_gettime(clockid_t id, struct timespec *ts)
+{
+	return cyclock_sim_clock_gettime(id, ts);
+}
+
+bool cyclock__counter_invariant(void)
+{
+	return sim_cfg.invariant;
+}
+
+uint64_t cyclock__counter_hz_hint(const char **how)
+{
+	*how = "simulated CPUID";
+	return sim_cfg.hint_hz;
+}
+
+bool cyclock__kernel_clocksource(char *name, size_t len)
+{
+	snprintf(name, len, "%s", sim_cfg.kernel_trusts ? CYCLOCK_ARCH_KERNEL_CLOCKSOURCE : "hpet");
+	return true;
+}
+
+unsigned int cyclock__allowed_cpus(int cpu[2])
+{
+	cpu[0] = cpu[1] = 0;
+	return 1; /* no warp check in simulation */
+}
+
+/* Tests: forget everything; the next read initialises under @cfg. */
+void cyclock__sim_reset(const struct cyclock_sim_config *cfg)
+{
+	sim_cfg = *cfg;
+	memset(&cyclock__host, 0, sizeof(cyclock__host));
+	memset(&cyclock__mono, 0, sizeof(cyclock__mono));
+	memset(&cyclock__raw, 0, sizeof(cyclock__raw));
+}
+#else
+int cyclock__kernel_gettime(clockid_t id, struct timespec *ts)
+{
+	return clock_gettime(id, ts);
+}
+
+bool cyclock__counter_invariant(void)
+{
+	return cyclock_arch_counter_invariant();
+}
+
+uint64_t cyclock__counter_hz_hint(const char **how)
+{
+	return cyclock_arch_counter_hz_hint(how);
+}
+
+/* The kernel's current clocksource, from sysfs (open and read are
+ * async-signal-safe; stdio is not). */
+bool cyclock__kernel_clocksource(char *name, size_t len)
+{
+	int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		      O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, name, len - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	name[n] = '\0';
+	name[strcspn(name, "\n")] = '\0';
+	return true;
+}
+
+/* How many CPUs this thread may run on, and the first two of them. */
+unsigned int cyclock__allowed_cpus(int cpu[2])
+{
+	cpu_set_t set;
+	unsigned int n = 0;
+
+	cpu[0] = cpu[1] = 0;
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	for (int i = 0; i < CPU_SETSIZE; i++) {
+		if (!CPU_ISSET(i, &set))
+			continue;
+		if (n < 2)
+			cpu[n] = i;
+		n++;
+	}
+	return n;
+}
+#endif
+
+uint64_t cyclock__kernel_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	if (cyclock__kernel_gettime(id, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* One line on stderr, once per process, with write(2): no stdio. */
+static void complain_once(const char *value)
+{
+	static CYCLOCK_ATOMIC(uint32_t) said;
+	static const char head[] = "cyclock: ignoring CYCLOCK_SOURCE=\"";
+	static const char tail[] = "\" (expected tsc or kernel)\n";
+	size_t len = strnlen(value, 64);
+	ssize_t ignored;
+
+	if (atomic_exchange(&said, 1))
+		return;
+	ignored = write(STDERR_FILENO, head, sizeof(head) - 1);
+	ignored = write(STDERR_FILENO, value, len);
+	if (len == 64)
+		ignored = write(STDERR_FILENO, "...", 3);
+	ignored = write(STDERR_FILENO, tail, sizeof(tail) - 1);
+	(void)ignored;
+}
+
+/* CYCLOCK_SOURCE: FORCE_NONE (unset or bad), FORCE_COUNTER or FORCE_KERNEL.
+ * "tsc" names the x86 counter; "counter" is accepted on every architecture. */
+int cyclock__env_source(void)
+{
+	const char *v = getenv("CYCLOCK_SOURCE");
+
+	if (!v)
+		return FORCE_NONE;
+	if (!strcmp(v, "kernel"))
+		return FORCE_KERNEL;
+	if (!strcmp(v, CYCLOCK_ARCH_COUNTER_NAME) || !strcmp(v, "counter"))
+		return FORCE_COUNTER;
+#ifdef CYCLOCK_SIM
+	if (!strcmp(v, "tsc")) /* tests are written for the x86 spelling */
+		return FORCE_COUNTER;
+#endif
+	complain_once(v);
+	return FORCE_NONE;
+}

@@ -1,0 +1,398 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tracking the kernel's clocks: the writer's side of the timelines.
+ *
+ * A resync reads the counter and the kernel clock together (the tightest
+ * bracket of three), compares the timeline with it, re-estimates the
+ * kernel clock's rate from the samples kept, and publishes a segment that
+ * starts CYCLOCK_AHEAD_NS in the future, continuing the current one
+ * exactly, with a slope that reaches the kernel's projected value one
+ * interval later.  The slope stays within +-CYCLOCK_MAX_SLEW of the
+ * estimated rate, so corrections are slews, never steps back.  Intervals
+ * start at 1 ms and double while the error stays small, up to 1 s.
+ *
+ * An error beyond cyclock__tol_ns() means the counter did something the
+ * kernel's clock did not (stalled, jumped back, leaped forward): the
+ * timeline restarts from the kernel's value plus the guard (see
+ * cyclock__guard() in read.c), a step that is never backwards.
+ */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "internal.h"
+
+typedef unsigned __int128 u128;
+
+void cyclock__sample(clockid_t id, struct cyclock__sample *s)
+{
+	s->width = UINT64_MAX;
+	for (int i = 0; i < 3; i++) {
+		uint64_t c1 = cyclock_arch_counter_ordered();
+		uint64_t ns = cyclock__kernel_ns(id);
+		uint64_t c2 = cyclock_arch_counter_ordered();
+
+		if (c2 - c1 < s->width) {
+			s->lo = c1;
+			s->width = c2 - c1;
+			s->cyc = c1 + s->width / 2;
+			s->ns = ns;
+		}
+	}
+}
+
+/* The published segment, through the latch (a reader or the writer). */
+struct cyclock__segv cyclock__seg_load(const struct cyclock__timeline *tl)
+{
+	struct cyclock__segv v;
+	const struct cyclock__seg *s;
+	uint32_t seq;
+
+	do {
+		seq = cyclock__latch_begin(&tl->seq);
+		s = &tl->seg[seq & 1];
+		v.cyc = cyclock__load64(&s->epoch_cyc);
+		v.ns = cyclock__load64(&s->epoch_ns);
+		v.off_real = cyclock__load64(&s->off_real);
+		v.off_boot = cyclock__load64(&s->off_boot);
+		v.frac = atomic_load_explicit(&s->epoch_frac, memory_order_relaxed);
+		v.stale = atomic_load_explicit(&s->stale_cyc, memory_order_relaxed);
+		v.mult = atomic_load_explicit(&s->mult, memory_order_relaxed);
+		v.mult_prev = atomic_load_explicit(&s->mult_prev, memory_order_relaxed);
+		v.mult_rate = atomic_load_explicit(&s->mult_rate, memory_order_relaxed);
+	} while (cyclock__latch_retry(&tl->seq, seq));
+	return v;
+}
+
+/* x + n * mult in fixed point (ns, frac < 2^shift), n >= 0. */
+static void forward(uint64_t *ns, uint32_t *frac, uint64_t n, uint32_t mult, uint32_t shift)
+{
+	u128 t = (u128)n * mult + *frac;
+
+	*ns += (uint64_t)(t >> shift);
+	*frac = (uint32_t)(t & ((1ull << shift) - 1));
+}
+
+/*
+ * The segment's value at @cyc, exactly, as whole ns and fraction: the
+ * three pieces of struct cyclock__seg, in 128 bits so that any distance
+ * works.  Before P the previous slope runs backwards from P, which gives
+ * exactly the previous segment's value there: floor(x - t) for the fixed
+ * point x = ns + frac / 2^shift.
+ */
+void cyclock__seg_at(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc, uint64_t *ns,
+		     uint32_t *frac)
+{
+	uint64_t delta = cyc - v->cyc;
+	u128 t, need, k;
+
+	*ns = v->ns;
+	*frac = v->frac;
+	if ((int64_t)delta >= 0) {
+		forward(ns, frac, delta < v->stale ? delta : v->stale, v->mult, shift);
+		if (delta > v->stale)
+			forward(ns, frac, delta - v->stale, v->mult_rate, shift);
+		return;
+	}
+	t = (u128)(v->cyc - cyc) * v->mult_prev;
+	if (t <= v->frac) {
+		*frac = v->frac - (uint32_t)t;
+		return;
+	}
+	need = t - v->frac;
+	k = (need + (1ull << shift) - 1) >> shift;
+	*ns = v->ns - (uint64_t)k;
+	*frac = (uint32_t)((k << shift) - need);
+}
+
+/* How far the counter's time may differ from the kernel's after @gap_ns
+ * without being wrong: the kernel slews at most 500 ppm. */
+uint64_t cyclock__tol_ns(uint64_t gap_ns)
+{
+	return CYCLOCK_TOL_NS + gap_ns / 2000;
+}
+
+static void write_copy(struct cyclock__timeline *tl, unsigned int i, const struct cyclock__segv *v)
+{
+	struct cyclock__seg *s = &tl->seg[i];
+
+	cyclock__store64(&s->epoch_cyc, v->cyc);
+	cyclock__store64(&s->epoch_ns, v->ns);
+	cyclock__store64(&s->off_real, v->off_real);
+	cyclock__store64(&s->off_boot, v->off_boot);
+	atomic_store_explicit(&s->epoch_frac, v->frac, memory_order_relaxed);
+	atomic_store_explicit(&s->stale_cyc, v->stale, memory_order_relaxed);
+	atomic_store_explicit(&s->mult, v->mult, memory_order_relaxed);
+	atomic_store_explicit(&s->mult_prev, v->mult_prev, memory_order_relaxed);
+	atomic_store_explicit(&s->mult_rate, v->mult_rate, memory_order_relaxed);
+}
+
+/* Both copies, in the latch's order; the caller holds host.writer. */
+static void publish(struct cyclock__timeline *tl, const struct cyclock__segv *v)
+{
+	cyclock__latch_bump(&tl->seq); /* odd: readers use copy 1 */
+	write_copy(tl, 0, v);
+	cyclock__latch_bump(&tl->seq); /* even: readers use copy 0 */
+	write_copy(tl, 1, v);
+}
+
+static uint32_t mult_of(double ns_per_cyc)
+{
+	double m = ns_per_cyc * (double)(1ull << cyclock__host.shift) + 0.5;
+
+	return m >= (double)UINT32_MAX ? UINT32_MAX : m <= 0 ? 0 : (uint32_t)m;
+}
+
+static void ring_push(struct cyclock__track *tr, const struct cyclock__sample *s)
+{
+	if (tr->nr == CYCLOCK_RING) {
+		memmove(&tr->ring[0], &tr->ring[1], sizeof(tr->ring[0]) * (CYCLOCK_RING - 1));
+		tr->nr--;
+	}
+	tr->ring[tr->nr++] = *s;
+}
+
+/* The kernel clock's rate over the samples kept, once they span 500 us. */
+static void ring_rate(struct cyclock__track *tr)
+{
+	const struct cyclock__sample *a = &tr->ring[0], *b = &tr->ring[tr->nr - 1];
+
+	if (tr->nr < 2 || b->ns - a->ns < 500 * NSEC_PER_USEC)
+		return;
+	tr->rate = (double)(b->ns - a->ns) / (double)(b->cyc - a->cyc);
+}
+
+/* Start over from the kernel's value at the sample, plus @guard_ns: the
+ * segment starts at the bracket's low end, so it is never below the
+ * kernel's clock there. */
+static void restart(struct cyclock__track *tr, const struct cyclock__sample *s, uint64_t guard_ns,
+		    const uint64_t off[2])
+{
+	struct cyclock__segv v;
+
+	v.cyc = s->lo;
+	v.ns = s->ns + guard_ns + (uint64_t)((double)s->width * tr->rate + 1);
+	v.frac = 0;
+	v.mult = v.mult_prev = v.mult_rate = mult_of(tr->rate);
+	v.off_real = off[0];
+	v.off_boot = off[1];
+	tr->interval = cyclock__host.min_int_cyc;
+	v.stale = (uint32_t)tr->interval;
+	publish(tr->tl, &v);
+	tr->nr = 0;
+	ring_push(tr, s);
+}
+
+void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sample *s)
+{
+	uint64_t off[2] = { cyclock__host.off_real, cyclock__host.off_boot };
+
+	if (tr->id != CLOCK_MONOTONIC)
+		off[0] = off[1] = 0;
+	atomic_store_explicit(&tr->tl->shift, cyclock__host.shift, memory_order_relaxed);
+	restart(tr, s, 0, off);
+}
+
+/* Double the interval while the error stays small; halve it when not. */
+static void adapt_interval(struct cyclock__track *tr, uint64_t abs_err)
+{
+	if (abs_err <= CYCLOCK_GOOD_ERR_NS)
+		tr->interval *= 2;
+	else if (abs_err > 4 * CYCLOCK_GOOD_ERR_NS)
+		tr->interval /= 2;
+	if (tr->interval > cyclock__host.max_int_cyc)
+		tr->interval = cyclock__host.max_int_cyc;
+	if (tr->interval < cyclock__host.min_int_cyc)
+		tr->interval = cyclock__host.min_int_cyc;
+}
+
+/*
+ * The slope from @P (where the timeline is at @vp_ns + @vp_frac) that
+ * meets the kernel's projected value @T counts later, within the slew
+ * bound; down to 0 (the clock stands still) when @freeze, because the
+ * timeline ran ahead by more than a slew can take back.
+ */
+static uint32_t aim(const struct cyclock__track *tr, const struct cyclock__sample *s, uint64_t P,
+		    uint64_t vp_ns, uint32_t vp_frac, uint64_t T, bool freeze)
+{
+	double tgt = (double)(int64_t)(s->ns - vp_ns) -
+		     (double)vp_frac / (double)(1ull << cyclock__host.shift) +
+		     (double)(int64_t)(P + T - s->cyc) * tr->rate;
+	double slope = tgt / (double)T;
+	double lo = freeze ? 0 : tr->rate * (1 - CYCLOCK_MAX_SLEW);
+	double hi = tr->rate * (1 + CYCLOCK_MAX_SLEW);
+
+	return mult_of(slope < lo ? lo : slope > hi ? hi : slope);
+}
+
+/* Raise the guard to cover how far ahead of the kernel the timeline may be. */
+static void raise_guard(int64_t err)
+{
+	uint64_t g = NSEC_PER_USEC + 2 * (uint64_t)(err < 0 ? -err : err);
+
+	if (g > atomic_load_explicit(&cyclock__host.guard_ns, memory_order_relaxed))
+		atomic_store_explicit(&cyclock__host.guard_ns, g, memory_order_relaxed);
+}
+
+/*
+ * Where the next segment starts: CYCLOCK_AHEAD_NS after @cw, so that it is
+ * published before any reader reaches it, but not across the end of the
+ * current segment's middle piece (the new segment's backward piece has
+ * one slope).  Sets the slope of the current segment just before it.
+ */
+static uint64_t next_start(const struct cyclock__segv *cur, uint64_t cw, uint32_t *mult_prev)
+{
+	uint64_t P = cw + cyclock__host.ahead_cyc, end = cur->cyc + cur->stale;
+
+	if ((int64_t)(cw - end) < 0 && (int64_t)(P - end) > 0)
+		P = end;
+	*mult_prev = (int64_t)(P - end) > 0 ? cur->mult_rate : cur->mult;
+	return P;
+}
+
+/* Take sample @s into the rate estimate and the interval. */
+static void learn(struct cyclock__track *tr, const struct cyclock__sample *s, int64_t e)
+{
+	uint64_t abs_err = (uint64_t)(e < 0 ? -e : e);
+
+	if (abs_err > 10 * NSEC_PER_USEC)
+		tr->nr = 0; /* the kernel's rate changed: older samples mislead */
+	if (!tr->nr || s->cyc - tr->ring[tr->nr - 1].cyc >= tr->interval / 4)
+		ring_push(tr, s);
+	ring_rate(tr);
+	adapt_interval(tr, abs_err);
+	tr->last_err = e;
+}
+
+/* One timeline's resync at sample @s; the caller holds host.writer. */
+static void track_refresh(struct cyclock__track *tr, const struct cyclock__sample *s,
+			  const uint64_t off[2])
+{
+	struct cyclock__segv cur = cyclock__seg_load(tr->tl), next;
+	uint64_t our, gap, tol, cw, T;
+	uint32_t frac;
+	bool ahead;
+	int64_t e;
+
+	cyclock__seg_at(&cur, cyclock__host.shift, s->cyc, &our, &frac);
+	e = (int64_t)(our - s->ns);
+	gap = s->cyc - cur.cyc;
+	tol = cyclock__tol_ns((int64_t)gap > 0 ? (uint64_t)((double)gap * tr->rate) : 0);
+	tr->refreshes++;
+	/* Past the middle piece (or before P), readers checked the counter
+	 * against the kernel and returned its value plus the guard. */
+	if (e < -(int64_t)tol || (e > (int64_t)tol && gap >= cur.stale)) {
+		atomic_fetch_add_explicit(&cyclock__host.anomalies, 1, memory_order_relaxed);
+		restart(tr, s, atomic_load_explicit(&cyclock__host.guard_ns, memory_order_relaxed),
+			off);
+		tr->last_err = e;
+		return;
+	}
+	ahead = e > (int64_t)tol; /* values already handed out: stand still instead */
+	if (!ahead)
+		raise_guard(e);
+	learn(tr, s, e);
+
+	next = cur;
+	next.off_real = off[0];
+	next.off_boot = off[1];
+	cw = cyclock_arch_counter_ordered();
+	if ((int64_t)(cw - cur.cyc) >= 0) { /* else the current segment has not begun */
+		next.cyc = next_start(&cur, cw, &next.mult_prev);
+		cyclock__seg_at(&cur, cyclock__host.shift, next.cyc, &next.ns, &next.frac);
+		T = tr->interval;
+		if (ahead && (double)e / tr->rate < (double)T)
+			T = (uint64_t)((double)e / tr->rate) + 1;
+		next.mult = aim(tr, s, next.cyc, next.ns, next.frac, T, ahead);
+		next.mult_rate = mult_of(tr->rate);
+		next.stale = (uint32_t)T;
+	}
+	publish(tr->tl, &next);
+	if ((int64_t)(cyclock_arch_counter_ordered() - next.cyc) > 0)
+		atomic_fetch_add_explicit(&cyclock__host.late, 1, memory_order_relaxed);
+}
+
+/* @id - CLOCK_MONOTONIC, from the tightest of three (mono, id, mono). */
+static uint64_t offset_to_mono(clockid_t id, uint64_t *width)
+{
+	uint64_t best = 0;
+
+	*width = UINT64_MAX;
+	for (int i = 0; i < 3; i++) {
+		uint64_t m1 = cyclock__kernel_ns(CLOCK_MONOTONIC);
+		uint64_t x = cyclock__kernel_ns(id);
+		uint64_t m2 = cyclock__kernel_ns(CLOCK_MONOTONIC);
+
+		if (m2 - m1 < *width) {
+			*width = m2 - m1;
+			best = x - (m1 + (m2 - m1) / 2);
+		}
+	}
+	return best;
+}
+
+/*
+ * The kernel's REALTIME and BOOTTIME offsets from MONOTONIC change only
+ * when the system clock is set or the machine resumes; a new reading
+ * differing by less than its own uncertainty is noise, not a change.
+ * BOOTTIME's offset only grows.
+ */
+void cyclock__measure_offsets(bool first)
+{
+	uint64_t w, real = offset_to_mono(CLOCK_REALTIME, &w);
+	uint64_t slack = 2 * w > NSEC_PER_USEC ? 2 * w : NSEC_PER_USEC;
+	int64_t d = (int64_t)(real - cyclock__host.off_real);
+	uint64_t boot;
+
+	if (first || d > (int64_t)slack || d < -(int64_t)slack)
+		cyclock__host.off_real = real;
+	boot = offset_to_mono(CLOCK_BOOTTIME, &w);
+	slack = 2 * w > NSEC_PER_USEC ? 2 * w : NSEC_PER_USEC;
+	if (first || (int64_t)(boot - cyclock__host.off_boot) > (int64_t)slack)
+		cyclock__host.off_boot = boot;
+}
+
+/* Resync both timelines; the caller holds host.writer.  Runs again while
+ * cyclock_resync() calls arrived meanwhile. */
+void cyclock__refresh(void)
+{
+	static const uint64_t no_off[2] = { 0, 0 };
+	struct cyclock__sample sm, sr;
+	uint64_t off[2];
+
+	do {
+		atomic_store_explicit(&cyclock__host.pending, 0, memory_order_relaxed);
+		cyclock__measure_offsets(false);
+		off[0] = cyclock__host.off_real;
+		off[1] = cyclock__host.off_boot;
+		cyclock__sample(CLOCK_MONOTONIC, &sm);
+		track_refresh(&cyclock__host.mono, &sm, off);
+		cyclock__sample(CLOCK_MONOTONIC_RAW, &sr);
+		track_refresh(&cyclock__host.raw, &sr, no_off);
+	} while (atomic_load_explicit(&cyclock__host.pending, memory_order_relaxed));
+}
+
+/* A reader's refresh: skipped if another writer is at it. */
+bool cyclock__try_refresh(void)
+{
+	if (!cyclock__writer_trylock(&cyclock__host.writer))
+		return false;
+	cyclock__refresh();
+	cyclock__writer_unlock(&cyclock__host.writer);
+	return true;
+}
+
+/*
+ * In a child of fork(), the thread that was resyncing does not exist: its
+ * latch may be half-written.  The copy the sequence points readers at is
+ * whole (the writer only writes the other one); make the other one equal
+ * to it, and leave the sequence even, as publish() expects.
+ */
+void cyclock__fork_child_latch(struct cyclock__timeline *tl)
+{
+	uint32_t seq = atomic_load_explicit(&tl->seq, memory_order_relaxed);
+	struct cyclock__segv v = cyclock__seg_load(tl);
+
+	write_copy(tl, !(seq & 1), &v);
+	if (seq & 1)
+		cyclock__latch_bump(&tl->seq); /* even: readers move to copy 0, now whole */
+}

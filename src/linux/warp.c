@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The cross-CPU warp check at initialisation: two threads pinned to two
+ * CPUs take turns, each reading the counter (ordered) and comparing it
+ * with the other's last reading.  Every reading follows the other's in
+ * time (the turn hands over through memory), so a smaller value means the
+ * counters disagree: a warp.  The kernel runs the same test when it
+ * brings a CPU up (arch/x86/kernel/tsc_sync.c); this one checks what user
+ * space sees, for a bounded time.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+
+#include "internal.h"
+
+struct warp {
+	CYCLOCK_ATOMIC(uint64_t) last; /* the last reading, by either thread */
+	CYCLOCK_ATOMIC(uint32_t) turn; /* whose turn: 0 or 1 */
+	CYCLOCK_ATOMIC(uint32_t) stop;
+	uint64_t deadline_ns;          /* CLOCK_MONOTONIC_RAW */
+	int cpu[2];
+	int64_t worst[2];              /* largest backward step each saw */
+	uint64_t turns[2];
+	bool pinned[2];
+};
+
+struct warp_arg {
+	struct warp *w;
+	unsigned int me;
+};
+
+static bool pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
+}
+
+/* One thread's turns until the deadline, or until the other stops. */
+static void *warp_thread(void *p)
+{
+	struct warp_arg *a = p;
+	struct warp *w = a->w;
+	unsigned int me = a->me;
+	uint64_t spins = 0;
+
+	w->pinned[me] = pin(w->cpu[me]);
+	while (!atomic_load_explicit(&w->stop, memory_order_acquire)) {
+		uint64_t prev, now;
+
+		if (atomic_load_explicit(&w->turn, memory_order_acquire) != me) {
+			/* Check the time now and then, not at every spin. */
+			if (++spins % 4096 == 0 &&
+			    cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) > w->deadline_ns)
+				atomic_store_explicit(&w->stop, 1, memory_order_release);
+			cyclock_cpu_relax();
+			continue;
+		}
+		prev = atomic_load_explicit(&w->last, memory_order_relaxed);
+		now = cyclock_arch_counter_ordered();
+		if ((int64_t)(prev - now) > w->worst[me])
+			w->worst[me] = (int64_t)(prev - now);
+		atomic_store_explicit(&w->last, now, memory_order_relaxed);
+		w->turns[me]++;
+		/* Release: the other thread's acquire of turn sees our reading. */
+		atomic_store_explicit(&w->turn, !me, memory_order_release);
+	}
+	atomic_store_explicit(&w->turn, !me, memory_order_release);
+	return NULL;
+}
+
+/*
+ * The largest backward step seen between CPUs @cpu[0] and @cpu[1] within
+ * @budget_ns, in counts: 0 if none, -1 if the check could not run (no
+ * thread, no pinning).  *comparisons counts the turns.
+ */
+int64_t cyclock__warp_check(const int cpu[2], uint64_t budget_ns, uint64_t *comparisons)
+{
+	struct warp w = { .cpu = { cpu[0], cpu[1] } };
+	struct warp_arg arg[2] = { { &w, 0 }, { &w, 1 } };
+	pthread_t t[2];
+	int started = 0;
+
+	atomic_init(&w.last, 0);
+	atomic_init(&w.turn, 0);
+	atomic_init(&w.stop, 0);
+	w.deadline_ns = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) + budget_ns;
+	atomic_store(&w.last, cyclock_arch_counter_ordered());
+	for (; started < 2; started++)
+		if (pthread_create(&t[started], NULL, warp_thread, &arg[started]))
+			break;
+	if (started < 2)
+		atomic_store(&w.stop, 1);
+	for (int i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	*comparisons = w.turns[0] + w.turns[1];
+	if (started < 2 || !w.pinned[0] || !w.pinned[1])
+		return -1;
+	return w.worst[0] > w.worst[1] ? w.worst[0] : w.worst[1];
+}
