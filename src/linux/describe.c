@@ -52,6 +52,24 @@ void cyclock__get_info(struct cyclock__info *info)
 	cyclock__writer_unlock(&cyclock__host.writer);
 }
 
+static const char *warp_note(void)
+{
+	static char note[64];
+
+	if (!cyclock__host.warp_ran)
+		return "one CPU allowed: no cross-CPU check";
+	if (cyclock__host.warp_cyc < 0)
+		return "the cross-CPU check could not run";
+	if (cyclock__host.warp_turns < 100) {
+		snprintf(note, sizeof(note), "cross-CPU check inconclusive (%llu turns)",
+			 (unsigned long long)cyclock__host.warp_turns);
+		return note;
+	}
+	snprintf(note, sizeof(note), "no warp between CPUs in %llu turns",
+		 (unsigned long long)cyclock__host.warp_turns);
+	return note;
+}
+
 const char *cyclock_describe(void)
 {
 	static char line[512];
@@ -69,7 +87,7 @@ const char *cyclock_describe(void)
 		 "resync, every %.0f ms",
 		 in.counter, in.hz / 1e6, in.hz_source, in.hz_hint / 1e6, in.hz_ppm,
 		 cyclock__host.notes[0] ? ", " : "", cyclock__host.notes,
-		 in.warp_cyc < 0 ? "cross-CPU check could not run" : "no warp between CPUs",
+		 warp_note(),
 		 (long long)in.last_err_ns, (double)in.interval_ns / 1e6);
 	return line;
 }

@@ -38,7 +38,7 @@ static double frequency(const struct cyclock__sample *s0, struct cyclock__sample
 }
 
 /* Why the counter cannot be trusted, or NULL if it can. */
-static const char *distrust(uint64_t *warp_cmp)
+static const char *distrust(void)
 {
 	static char why[96];
 	char cs[64];
@@ -54,7 +54,9 @@ static const char *distrust(uint64_t *warp_cmp)
 	}
 	if (cyclock__allowed_cpus(cpu) < 2)
 		return NULL;
-	cyclock__host.warp_cyc = cyclock__warp_check(cpu, 1000 * NSEC_PER_USEC, warp_cmp);
+	cyclock__host.warp_ran = true;
+	cyclock__host.warp_cyc = cyclock__warp_check(cpu, 1000 * NSEC_PER_USEC,
+							    &cyclock__host.warp_turns);
 	if (cyclock__host.warp_cyc > 0) {
 		snprintf(why, sizeof(why), "the %s goes back by %lld counts between CPUs %d and %d",
 			 CYCLOCK_ARCH_COUNTER_NAME, (long long)cyclock__host.warp_cyc, cpu[0], cpu[1]);
@@ -117,7 +119,7 @@ static void init(unsigned int flags)
 {
 	struct cyclock__sample s0, s1;
 	int force = cyclock__env_source();
-	uint64_t t0 = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW), warp_cmp = 0;
+	uint64_t t0 = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW);
 	const char *why;
 	double hz;
 
@@ -129,7 +131,7 @@ static void init(unsigned int flags)
 		use_kernel("no user-space counter on this architecture");
 	if (!cyclock__host.why[0]) {
 		cyclock__sample(CLOCK_MONOTONIC_RAW, &s0);
-		why = distrust(&warp_cmp);
+		why = distrust();
 		hz = frequency(&s0, &s1);
 		if (hz < 1e3)
 			use_kernel("the %s does not advance", CYCLOCK_ARCH_COUNTER_NAME);
@@ -146,7 +148,6 @@ static void init(unsigned int flags)
 		if (!cyclock__host.using_counter && cyclock__counter_invariant() && hz >= 1e3)
 			cyclock__host.local_percpu = cyclock__local_init(hz) == 0;
 	}
-	(void)warp_cmp;
 	cyclock__host.init_ns = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - t0;
 }
 

@@ -76,7 +76,9 @@ struct cyclock__host {
 	uint64_t off_real, off_boot;       /* as last published */
 	struct cyclock__sample first_raw;  /* for the frequency's uncertainty */
 	struct cyclock__track mono, raw;
-	int64_t warp_cyc;
+	int64_t warp_cyc;                  /* -1: the check could not run */
+	uint64_t warp_turns;               /* turns the check took */
+	bool warp_ran;                     /* false: one CPU allowed */
 	uint64_t init_ns;
 };
 

@@ -3,6 +3,7 @@
 // src/core/clock.c), and a C++ program can use the library.
 #include <cyclock.h>
 #include <cyclock/core.h>
+#include <cyclock/hosted.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -15,6 +16,8 @@ static_assert(offsetof(cyclock, read_mostly) == 64, "read-mostly on line 1");
 static_assert(offsetof(cyclock, cold) == 128, "cold on line 2");
 static_assert(sizeof(cyclock) == 192, "three lines");
 static_assert(sizeof(cyclock_percpu_slot) == 64, "one line per CPU");
+static_assert(offsetof(cyclock__timeline, seg) == 8, "segment 0 next to seq, line 0");
+static_assert(sizeof(cyclock__timeline) == 128, "a timeline is two lines");
 #endif
 
 namespace {
@@ -68,5 +71,11 @@ int main()
 	if (len == 0 || len >= sizeof line)
 		return fail("cyclock_format_summary length", len);
 	std::printf("cxx_headers: %s\n", line);
+
+	// The hosted clocks from C++: two readings in order.
+	std::uint64_t a = cyclock_now(), b = cyclock_now();
+	if (a == 0 || b < a)
+		return fail("cyclock_now() went back", a - b);
+	std::printf("cxx_headers: %s\n", cyclock_describe());
 	return 0;
 }

@@ -17,7 +17,7 @@ for cxx in ${CXX:-} g++ clang++; do
 	seen+="$cxx "
 	ran=1
 	exe=$work/cxx_headers-$(basename "$cxx")
-	if ! "$cxx" "${cxxflags[@]}" "$src/tests/build/cxx_headers.cpp" "$lib" -o "$exe"; then
+	if ! "$cxx" "${cxxflags[@]}" "$src/tests/build/cxx_headers.cpp" "$lib" -pthread -o "$exe"; then
 		echo "FAIL: $cxx ${cxxflags[*]} does not build cxx_headers.cpp"
 		status=1
 	elif ! "$exe"; then

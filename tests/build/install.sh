@@ -35,7 +35,8 @@ soname=$(readelf -d "$so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [[ $soname == libcyclock.so.0 ]] || fail "SONAME is '$soname', not libcyclock.so.0"
 exports=$(nm -D --defined-only "$so" | awk '{ print $NF }')
 [[ -n $exports ]] || fail "libcyclock.so exports nothing"
-stray=$(grep -Ev '^cyclock_[a-z0-9]' <<<"$exports" || true)
+# cyclock__* are the inline readers' shared state and slow path (cyclock/hosted.h).
+stray=$(grep -Ev '^cyclock__?[a-z0-9]' <<<"$exports" || true)
 [[ -z $stray ]] || fail "libcyclock.so exports more than cyclock_*:"$'\n'"$stray"
 ((status == 0)) && echo "ok   layout, SONAME $soname, $(wc -l <<<"$exports") exports, all cyclock_*"
 

@@ -2,9 +2,11 @@
  * A user of the installed library: registers a counter that this program
  * bumps by hand, reads the clock and prints the kernel-style summary.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime() under -std=c11 */
 #include <cyclock.h>
 
 #include <stdio.h>
+#include <time.h>
 
 static uint64_t counter;
 
@@ -21,6 +23,23 @@ static const struct cyclock_source source = {
 	.bits = 32,
 	.rating = 1,
 };
+
+/* The hosted clocks: cyclock_now() within a second of CLOCK_MONOTONIC. */
+static int hosted(void)
+{
+	struct timespec ts;
+	uint64_t now = cyclock_now(), k;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	k = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if (now > k || k - now > 1000000000u) {
+		fprintf(stderr, "consumer: cyclock_now() %llu, CLOCK_MONOTONIC %llu\n",
+			(unsigned long long)now, (unsigned long long)k);
+		return 1;
+	}
+	printf("consumer: %s\n", cyclock_describe());
+	return 0;
+}
 
 int main(void)
 {
@@ -43,5 +62,5 @@ int main(void)
 	}
 	cyclock_format_summary(&clk, line, sizeof line);
 	printf("consumer: %s; read %llu ns\n", line, (unsigned long long)b);
-	return 0;
+	return hosted();
 }
