@@ -30,16 +30,21 @@ extern "C" {
  * stale_cyc counts, mult (the rate plus a correction toward the kernel's
  * clock); after that, mult_rate (the rate alone), so a correction is never
  * carried past the interval it was meant for, however long nobody reads.
- * The fast path covers the middle piece only.  epoch_frac fits 32 bits
- * since shift <= 32 (the library chooses it so), and stale_cyc is capped
- * at 2^32 - 1, so delta * mult + epoch_frac never overflows 64 bits.
+ * The fast path covers the middle piece only.
+ *
+ * The clock at P has a fraction, frac < 2^shift, so the middle piece is
+ * epoch_ns + ((cyc - P) * mult + frac) >> shift.  shift <= 32 (the library
+ * chooses it so) and stale_cyc < 2^32 keep the sum below 2^64, so it
+ * equals cyc * mult + epoch_k computed mod 2^64: one subtraction fewer on
+ * the path from the counter read to the result, which is what an ordered
+ * read waits for at the next call.
  */
 struct cyclock__seg {
 	struct cyclock_u64 epoch_cyc;          /* P: where the middle piece starts */
 	struct cyclock_u64 epoch_ns;           /* the clock at P, whole ns */
+	struct cyclock_u64 epoch_k;            /* frac - P * mult, mod 2^64: see below */
 	struct cyclock_u64 off_real;           /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	struct cyclock_u64 off_boot;           /* CLOCK_BOOTTIME - CLOCK_MONOTONIC */
-	CYCLOCK_ATOMIC(uint32_t) epoch_frac;   /* the clock's fraction at P, 2^-shift ns */
 	CYCLOCK_ATOMIC(uint32_t) stale_cyc;    /* length of the middle piece, counts */
 	CYCLOCK_ATOMIC(uint32_t) mult;         /* ns per count << shift, middle piece */
 	CYCLOCK_ATOMIC(uint32_t) mult_prev;    /* before P */
@@ -135,9 +140,9 @@ CYCLOCK_API void cyclock__sim_reset(const struct cyclock_sim_config *cfg);
 
 /*
  * The fast path of every counter clock.  @kind is a constant at each call
- * site, so the branches on it fold away.  The ordered counter read comes
- * after the sequence's acquire load; the lfence makes it wait for that
- * load, so a reader that sees a newer copy also reads a later counter.
+ * site, so the branches on it fold away.  The ordered counter read waits
+ * for every earlier load, the sequence's among them, so a reader that sees
+ * a newer copy also reads a later counter than the writer that made it.
  */
 static inline uint64_t cyclock__read(struct cyclock__timeline *tl, unsigned int kind)
 {
@@ -155,8 +160,8 @@ static inline uint64_t cyclock__read(struct cyclock__timeline *tl, unsigned int 
 								   memory_order_relaxed)))
 			return cyclock__slow(kind);
 		ns = cyclock__load64(&s->epoch_ns) +
-		     ((delta * atomic_load_explicit(&s->mult, memory_order_relaxed) +
-		       atomic_load_explicit(&s->epoch_frac, memory_order_relaxed)) >>
+		     ((cyc * atomic_load_explicit(&s->mult, memory_order_relaxed) +
+		       cyclock__load64(&s->epoch_k)) >>
 		      atomic_load_explicit(&tl->shift, memory_order_relaxed));
 		if (kind & CYCLOCK__REAL)
 			ns += cyclock__load64(&s->off_real);

@@ -44,6 +44,8 @@ static const char *distrust(void)
 	char cs[64];
 	int cpu[2];
 
+	if (!cyclock_arch_counter_usable())
+		return "the ordered counter read (rdtscp) is missing";
 	if (!cyclock__counter_invariant())
 		return "the " CYCLOCK_ARCH_COUNTER_NAME " is not invariant";
 	if (!cyclock__kernel_clocksource(cs, sizeof(cs)))

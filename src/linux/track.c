@@ -54,11 +54,11 @@ struct cyclock__segv cyclock__seg_load(const struct cyclock__timeline *tl)
 		v.ns = cyclock__load64(&s->epoch_ns);
 		v.off_real = cyclock__load64(&s->off_real);
 		v.off_boot = cyclock__load64(&s->off_boot);
-		v.frac = atomic_load_explicit(&s->epoch_frac, memory_order_relaxed);
 		v.stale = atomic_load_explicit(&s->stale_cyc, memory_order_relaxed);
 		v.mult = atomic_load_explicit(&s->mult, memory_order_relaxed);
 		v.mult_prev = atomic_load_explicit(&s->mult_prev, memory_order_relaxed);
 		v.mult_rate = atomic_load_explicit(&s->mult_rate, memory_order_relaxed);
+		v.frac = (uint32_t)(cyclock__load64(&s->epoch_k) + v.cyc * v.mult);
 	} while (cyclock__latch_retry(&tl->seq, seq));
 	return v;
 }
@@ -119,7 +119,7 @@ static void write_copy(struct cyclock__timeline *tl, unsigned int i, const struc
 	cyclock__store64(&s->epoch_ns, v->ns);
 	cyclock__store64(&s->off_real, v->off_real);
 	cyclock__store64(&s->off_boot, v->off_boot);
-	atomic_store_explicit(&s->epoch_frac, v->frac, memory_order_relaxed);
+	cyclock__store64(&s->epoch_k, v->frac - v->cyc * v->mult);
 	atomic_store_explicit(&s->stale_cyc, v->stale, memory_order_relaxed);
 	atomic_store_explicit(&s->mult, v->mult, memory_order_relaxed);
 	atomic_store_explicit(&s->mult_prev, v->mult_prev, memory_order_relaxed);

@@ -26,11 +26,21 @@ static inline uint64_t cyclock_arch_counter(void)
 }
 #endif
 
-/* An architecture whose plain read is already ordered leaves this out. */
+/* A counter read after every earlier load.  An architecture whose counter
+ * read can run ahead of loads must override this. */
 #ifndef cyclock_arch_counter_ordered
 static inline uint64_t cyclock_arch_counter_ordered(void)
 {
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return cyclock_arch_counter();
+}
+#endif
+
+/* Whether the counter instructions work on this CPU. */
+#ifndef cyclock_arch_counter_usable
+static inline int cyclock_arch_counter_usable(void)
+{
+	return CYCLOCK_ARCH_HAS_COUNTER;
 }
 #endif
 
