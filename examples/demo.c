@@ -1,23 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cyclock-demo: register the counters a Linux machine offers as cyclock
- * sources, print the kernel-style line for each, and read one clock
- * against CLOCK_MONOTONIC_RAW over a short sleep.
+ * cyclock-demo: the hosted clocks beside the kernel's, then the engine:
+ * register the counters a Linux machine offers as cyclock sources, print
+ * the kernel-style line for each, and read one clock against
+ * CLOCK_MONOTONIC_RAW over a short sleep.
  *
- * The counters: the TSC on x86-64 (its rate measured here against
- * CLOCK_MONOTONIC_RAW over 20 ms: the hosted library will take it from
- * CPUID), CLOCK_MONOTONIC_RAW itself as a 64-bit 1 GHz counter, and two
- * narrow board-style timers made from it, 32 bits at 1 MHz and 32 kHz.
+ * The counters: the hosted library's own (the TSC on x86-64, at the rate
+ * the library found), CLOCK_MONOTONIC_RAW itself as a 64-bit 1 GHz
+ * counter, and two narrow board-style timers made from it, 32 bits at
+ * 1 MHz and 32 kHz.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#if defined(__x86_64__)
-#include <x86intrin.h>
-#endif
 
 #include <cyclock.h>
+#include <cyclock/hosted.h>
 
 static uint64_t raw_ns(void)
 {
@@ -41,24 +40,44 @@ static uint64_t read_raw_32k(const struct cyclock_source *src)
 	return (uint64_t)((unsigned __int128)raw_ns() * 32768 / 1000000000u) & 0xffffffffu;
 }
 
-#if defined(__x86_64__)
-static uint64_t read_tsc(const struct cyclock_source *src)
+static uint64_t read_counter(const struct cyclock_source *src)
 {
 	(void)src;
-	return __rdtsc();
+	return cyclock_cycles();
 }
 
-static uint64_t measure_tsc_hz(void)
+static uint64_t kernel_ns(clockid_t id)
 {
-	struct timespec pause = { 0, 20000000 };
-	uint64_t t0 = raw_ns(), c0 = __rdtsc(), t1, c1;
+	struct timespec ts;
 
-	nanosleep(&pause, NULL);
-	t1 = raw_ns();
-	c1 = __rdtsc();
-	return (uint64_t)((unsigned __int128)(c1 - c0) * 1000000000u / (t1 - t0));
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
-#endif
+
+/* Each hosted clock against its kernel clock, read just before and after. */
+static void hosted(void)
+{
+	static const struct {
+		const char *name;
+		uint64_t (*read)(void);
+		clockid_t id;
+	} clocks[] = {
+		{ "cyclock_now", cyclock_now, CLOCK_MONOTONIC },
+		{ "cyclock_raw", cyclock_raw, CLOCK_MONOTONIC_RAW },
+		{ "cyclock_realtime", cyclock_realtime, CLOCK_REALTIME },
+		{ "cyclock_boottime", cyclock_boottime, CLOCK_BOOTTIME },
+	};
+
+	printf("cyclock: %s\n", cyclock_describe());
+	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
+		uint64_t k1 = kernel_ns(clocks[i].id), v = clocks[i].read();
+		uint64_t k2 = kernel_ns(clocks[i].id);
+
+		printf("cyclock: %-17s %llu ns, %+lld ns from its kernel clock (read within %llu ns)\n",
+		       clocks[i].name, (unsigned long long)v,
+		       (long long)(v - (k1 + (k2 - k1) / 2)), (unsigned long long)(k2 - k1));
+	}
+}
 
 static void show(struct cyclock *clk, const struct cyclock_source *src)
 {
@@ -96,22 +115,26 @@ int main(int argc, char **argv)
 	static struct cyclock_source raw64 = { "raw-ns", read_raw_scaled, NULL, 1000000000, 64, 200 };
 	static struct cyclock_source timer = { "timer-1MHz", read_raw_scaled, NULL, 1000000, 32, 100 };
 	static struct cyclock_source rtc = { "rtc-32k", read_raw_32k, NULL, 32768, 32, 50 };
+	static struct cyclock_source counter = { "counter", read_counter, NULL, 0, 64, 300 };
+	struct cyclock__info info;
 
 	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		puts("usage: cyclock-demo\n"
-		     "Registers this machine's counters as cyclock sources, prints the\n"
-		     "kernel-style summary line of each, and follows one for 100 ms.");
+		     "Shows the hosted clocks beside the kernel's, registers this machine's\n"
+		     "counters as cyclock sources, prints the kernel-style summary line of\n"
+		     "each, and follows one for 100 ms.");
 		return 0;
 	}
+	hosted();
 	show(&clk, &rtc);
 	show(&clk, &timer);
 	show(&clk, &raw64);
-#if defined(__x86_64__)
-	static struct cyclock_source tsc = { "tsc", read_tsc, NULL, 0, 64, 300 };
-
-	tsc.rate_hz = measure_tsc_hz();
-	show(&clk, &tsc);
-#endif
+	cyclock__get_info(&info);
+	if (info.using_counter) {
+		counter.name = info.counter;
+		counter.rate_hz = (uint64_t)(info.hz + 0.5);
+		show(&clk, &counter);
+	}
 	follow(&clk, "last source");
 	return 0;
 }

@@ -18,7 +18,9 @@ struct warp {
 	CYCLOCK_ATOMIC(uint64_t) last; /* the last reading, by either thread */
 	CYCLOCK_ATOMIC(uint32_t) turn; /* whose turn: 0 or 1 */
 	CYCLOCK_ATOMIC(uint32_t) stop;
-	uint64_t deadline_ns;          /* CLOCK_MONOTONIC_RAW */
+	CYCLOCK_ATOMIC(uint32_t) ready; /* threads pinned and waiting */
+	uint64_t budget_ns;
+	uint64_t start_by_ns;          /* CLOCK_MONOTONIC_RAW: give up if not both running */
 	int cpu[2];
 	int64_t worst[2];              /* largest backward step each saw */
 	uint64_t turns[2];
@@ -39,22 +41,43 @@ static bool pin(int cpu)
 	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
 }
 
+/*
+ * Wait for the other thread (a busy machine may take a while to start
+ * it); false if it is not there in time.  The budget runs from then.
+ */
+static bool both_ready(struct warp *w, uint64_t *deadline)
+{
+	atomic_fetch_add(&w->ready, 1);
+	while (atomic_load(&w->ready) < 2) {
+		if (cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) > w->start_by_ns ||
+		    atomic_load(&w->stop)) {
+			atomic_store(&w->stop, 1);
+			return false;
+		}
+		cyclock_cpu_relax();
+	}
+	*deadline = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) + w->budget_ns;
+	return true;
+}
+
 /* One thread's turns until the deadline, or until the other stops. */
 static void *warp_thread(void *p)
 {
 	struct warp_arg *a = p;
 	struct warp *w = a->w;
 	unsigned int me = a->me;
-	uint64_t spins = 0;
+	uint64_t spins = 0, deadline;
 
 	w->pinned[me] = pin(w->cpu[me]);
+	if (!both_ready(w, &deadline))
+		return NULL;
 	while (!atomic_load_explicit(&w->stop, memory_order_acquire)) {
 		uint64_t prev, now;
 
 		if (atomic_load_explicit(&w->turn, memory_order_acquire) != me) {
 			/* Check the time now and then, not at every spin. */
 			if (++spins % 4096 == 0 &&
-			    cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) > w->deadline_ns)
+			    cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) > deadline)
 				atomic_store_explicit(&w->stop, 1, memory_order_release);
 			cyclock_cpu_relax();
 			continue;
@@ -75,7 +98,8 @@ static void *warp_thread(void *p)
 /*
  * The largest backward step seen between CPUs @cpu[0] and @cpu[1] within
  * @budget_ns, in counts: 0 if none, -1 if the check could not run (no
- * thread, no pinning).  *comparisons counts the turns.
+ * thread, no pinning, or the second thread not running within 4 budgets).
+ * *comparisons counts the turns.
  */
 int64_t cyclock__warp_check(const int cpu[2], uint64_t budget_ns, uint64_t *comparisons)
 {
@@ -87,7 +111,9 @@ int64_t cyclock__warp_check(const int cpu[2], uint64_t budget_ns, uint64_t *comp
 	atomic_init(&w.last, 0);
 	atomic_init(&w.turn, 0);
 	atomic_init(&w.stop, 0);
-	w.deadline_ns = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) + budget_ns;
+	atomic_init(&w.ready, 0);
+	w.budget_ns = budget_ns;
+	w.start_by_ns = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) + 4 * budget_ns;
 	atomic_store(&w.last, cyclock_arch_counter_ordered());
 	for (; started < 2; started++)
 		if (pthread_create(&t[started], NULL, warp_thread, &arg[started]))
@@ -97,7 +123,7 @@ int64_t cyclock__warp_check(const int cpu[2], uint64_t budget_ns, uint64_t *comp
 	for (int i = 0; i < started; i++)
 		pthread_join(t[i], NULL);
 	*comparisons = w.turns[0] + w.turns[1];
-	if (started < 2 || !w.pinned[0] || !w.pinned[1])
+	if (started < 2 || !w.pinned[0] || !w.pinned[1] || atomic_load(&w.ready) < 2)
 		return -1;
 	return w.worst[0] > w.worst[1] ? w.worst[0] : w.worst[1];
 }
