@@ -112,7 +112,7 @@ struct cyclock__info {
 	uint64_t late_publishes;  /* resyncs published later than planned (see docs) */
 	int64_t last_err_ns;      /* cyclock_now() - CLOCK_MONOTONIC at the last resync */
 	int64_t raw_last_err_ns;  /* cyclock_raw() - CLOCK_MONOTONIC_RAW at the last resync */
-	uint64_t guard_ns;        /* added to kernel readings after an anomaly */
+	uint64_t guard_ns;        /* added to the kernel's reading after an anomaly */
 	int64_t warp_cyc;         /* largest backward step in the init warp check, counts */
 	uint64_t init_ns;         /* what initialisation cost */
 };

@@ -41,14 +41,15 @@ void cyclock__get_info(struct cyclock__info *info)
 		info->raw_mult = cyclock__seg_load(&cyclock__raw).mult;
 		info->interval_ns = (uint64_t)((double)cyclock__host.mono.interval *
 					       cyclock__host.mono.rate);
-		info->max_interval_ns = CYCLOCK_MAX_INTERVAL_NS;
+		info->max_interval_ns = (uint64_t)((double)cyclock__host.max_int_cyc *
+						   cyclock__host.raw.rate);
 		info->refreshes = cyclock__host.mono.refreshes;
 		info->last_err_ns = cyclock__host.mono.last_err;
 		info->raw_last_err_ns = cyclock__host.raw.last_err;
 	}
 	info->anomalies = atomic_load(&cyclock__host.anomalies);
 	info->late_publishes = atomic_load(&cyclock__host.late);
-	info->guard_ns = atomic_load(&cyclock__host.guard_ns);
+	info->guard_ns = cyclock__guard_ns();
 	cyclock__writer_unlock(&cyclock__host.writer);
 }
 

@@ -22,11 +22,14 @@
 /* Tracking constants; docs/hosted.md explains each. */
 #define CYCLOCK_AHEAD_NS (20 * NSEC_PER_USEC)       /* a new segment starts this far ahead */
 #define CYCLOCK_MIN_INTERVAL_NS (1000 * NSEC_PER_USEC) /* first resync interval */
-#define CYCLOCK_MAX_INTERVAL_NS NSEC_PER_SEC         /* the longest one */
+#define CYCLOCK_MAX_INTERVAL_NS (250 * NSEC_PER_USEC * 1000) /* the longest one */
 #define CYCLOCK_MAX_SLEW 1e-3                        /* frequency corrections: +-1000 ppm */
-#define CYCLOCK_TOL_NS (100 * NSEC_PER_USEC)         /* beyond this (+500 ppm of the gap), the counter is wrong */
+#define CYCLOCK_TOL_NS (100 * NSEC_PER_USEC)         /* beyond this (+1000 ppm of the gap), the counter is wrong */
+#define CYCLOCK_GUARD_MIN_NS NSEC_PER_USEC           /* see cyclock__guard_ns() */
+#define CYCLOCK_GUARD_MAX_NS (CYCLOCK_TOL_NS / 2)
 #define CYCLOCK_GOOD_ERR_NS 250                      /* errors this small lengthen the interval */
 #define CYCLOCK_RING 8                               /* samples kept for the rate */
+#define CYCLOCK_RATE_SPAN_NS NSEC_PER_SEC            /* the rate's baseline, at most */
 
 /* One bracketed reading of a kernel clock against the counter. */
 struct cyclock__sample {
@@ -62,7 +65,7 @@ struct cyclock__host {
 	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint32_t) state; /* INIT_* */
 	CYCLOCK_ATOMIC(uint32_t) writer;   /* one resync at a time */
 	CYCLOCK_ATOMIC(uint32_t) pending;  /* cyclock_resync() asked while one ran */
-	CYCLOCK_ATOMIC(uint64_t) guard_ns; /* see cyclock__guard() */
+	CYCLOCK_ATOMIC(uint64_t) guard_ns; /* see cyclock__guard_ns() */
 	CYCLOCK_ATOMIC(uint64_t) anomalies;
 	CYCLOCK_ATOMIC(uint64_t) late;     /* segments published after their start */
 	bool using_counter;
@@ -102,6 +105,7 @@ struct cyclock__segv cyclock__seg_load(const struct cyclock__timeline *tl);
 void cyclock__seg_at(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc, uint64_t *ns,
 		     uint32_t *frac);
 uint64_t cyclock__tol_ns(uint64_t gap_ns);
+uint64_t cyclock__guard_ns(void);
 void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sample *s);
 void cyclock__measure_offsets(bool first);
 void cyclock__refresh(void);
@@ -113,10 +117,11 @@ void cyclock__init_once(unsigned int flags);
 
 /* local.c: cyclock_local() on an unsynchronised counter. */
 int cyclock__local_init(double hz);
+void cyclock__local_reset(void);
 uint64_t cyclock__local_read(void);
 
 /* coarse.c */
-void cyclock__coarse_start(void);
+bool cyclock__coarse_start(void);
 void cyclock__coarse_fork_child(void);
 
 #endif /* CYCLOCK_LINUX_INTERNAL_H */

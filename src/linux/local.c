@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -41,9 +42,23 @@ int cyclock__local_init(double hz)
 	if (!err)
 		err = cyclock_percpu_init(&local_pc, &local_raw, local_slot, LOCAL_MAX_CPUS,
 					  LOCAL_TICK_NS);
+	/* Unstable from the start, with the reference offset 0 (the raw
+	 * clock's own value as the reference at the switch): per-CPU values
+	 * are then CLOCK_MONOTONIC's, from each CPU's first tick, done here. */
 	if (!err)
-		err = cyclock_percpu_set_unstable(&local_pc, 0, cyclock__kernel_ns(CLOCK_MONOTONIC));
+		err = cyclock_percpu_set_unstable(&local_pc, 0, cyclock_read(&local_raw));
+	for (unsigned int cpu = 0; !err && cpu < LOCAL_MAX_CPUS; cpu++)
+		cyclock_percpu_tick(&local_pc, cpu, cyclock__kernel_ns(CLOCK_MONOTONIC));
 	return err;
+}
+
+/* Tests (CYCLOCK_SIM): forget the per-CPU clock. */
+void cyclock__local_reset(void)
+{
+	memset(&local_raw, 0, sizeof(local_raw));
+	memset(&local_pc, 0, sizeof(local_pc));
+	memset(local_slot, 0, sizeof(local_slot));
+	atomic_store(&local_update_at, 0);
 }
 
 /* The raw clock at @slot's last tick, through the slot's latch. */

@@ -54,6 +54,7 @@ void cyclock__sim_reset(const struct cyclock_sim_config *cfg)
 	memset(&cyclock__host, 0, sizeof(cyclock__host));
 	memset(&cyclock__mono, 0, sizeof(cyclock__mono));
 	memset(&cyclock__raw, 0, sizeof(cyclock__raw));
+	cyclock__local_reset();
 }
 #else
 int cyclock__kernel_gettime(clockid_t id, struct timespec *ts)
@@ -119,22 +120,32 @@ uint64_t cyclock__kernel_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
-/* One line on stderr, once per process, with write(2): no stdio. */
+/*
+ * One line on stderr, once per process, in one write(2) (no stdio, and no
+ * other thread's output in the middle of it).  Control characters in the
+ * value become '?', so it stays one line; a long value is cut.
+ */
 static void complain_once(const char *value)
 {
 	static CYCLOCK_ATOMIC(uint32_t) said;
 	static const char head[] = "cyclock: ignoring CYCLOCK_SOURCE=\"";
 	static const char tail[] = "\" (expected tsc or kernel)\n";
-	size_t len = strnlen(value, 64);
+	char line[sizeof(head) + 64 + 3 + sizeof(tail)];
+	size_t n = sizeof(head) - 1, i;
 	ssize_t ignored;
 
 	if (atomic_exchange(&said, 1))
 		return;
-	ignored = write(STDERR_FILENO, head, sizeof(head) - 1);
-	ignored = write(STDERR_FILENO, value, len);
-	if (len == 64)
-		ignored = write(STDERR_FILENO, "...", 3);
-	ignored = write(STDERR_FILENO, tail, sizeof(tail) - 1);
+	memcpy(line, head, n);
+	for (i = 0; value[i] && i < 64; i++)
+		line[n++] = (unsigned char)value[i] < 0x20 || value[i] == 0x7f ? '?' : value[i];
+	if (value[i]) {
+		memcpy(line + n, "...", 3);
+		n += 3;
+	}
+	memcpy(line + n, tail, sizeof(tail) - 1);
+	n += sizeof(tail) - 1;
+	ignored = write(STDERR_FILENO, line, n);
 	(void)ignored;
 }
 

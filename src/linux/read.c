@@ -10,8 +10,7 @@
  * early) converts with the previous slope; one past the resync interval
  * is checked against the kernel's clock, then triggers a resync.  A
  * counter that disagrees with the kernel beyond cyclock__tol_ns(), or is
- * far behind the segment, is not used: that read returns the kernel's
- * clock plus the guard.
+ * far behind the segment, is not used: see counter_wrong().
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -36,20 +35,22 @@ static clockid_t kernel_id(unsigned int kind)
 	return CLOCK_MONOTONIC;
 }
 
-/*
- * The guard: how far ahead of the kernel the timeline may have been when
- * its counter went wrong (twice the largest error seen at a resync, at
- * least 1 us).  A read that cannot trust the counter returns the kernel's
- * clock plus the guard, and the restarted timeline begins there too, so
- * neither steps below a value already handed out.
- */
-static uint64_t counter_wrong(unsigned int kind)
-{
-	uint64_t ns = cyclock__kernel_ns(kernel_id(kind)) +
-		      atomic_load_explicit(&cyclock__host.guard_ns, memory_order_relaxed);
+static uint64_t with_offset(uint64_t ns, const struct cyclock__segv *v, unsigned int kind);
 
+/*
+ * A read whose counter cannot be right: the kernel's clock plus the guard
+ * (cyclock__guard_ns()), so not below a value already handed out; then a
+ * resync, which restarts the timeline from the same point.  realtime and
+ * boottime add the segment's offsets, as their fast path does.
+ */
+static uint64_t counter_wrong(unsigned int kind, const struct cyclock__segv *v)
+{
+	uint64_t k = cyclock__kernel_ns((kind & CYCLOCK__RAW) ? CLOCK_MONOTONIC_RAW
+							      : CLOCK_MONOTONIC);
+
+	k += cyclock__guard_ns();
 	cyclock__try_refresh();
-	return ns;
+	return with_offset(k, v, kind);
 }
 
 static uint64_t with_offset(uint64_t ns, const struct cyclock__segv *v, unsigned int kind)
@@ -78,7 +79,7 @@ static uint64_t counter_slow(unsigned int kind)
 	} while (cyclock__latch_retry(&tl->seq, seq));
 	delta = cyc - v.cyc;
 	if ((int64_t)delta < 0 && v.cyc - cyc > cyclock__host.max_back_cyc)
-		return counter_wrong(kind);
+		return counter_wrong(kind, &v);
 	cyclock__seg_at(&v, cyclock__host.shift, cyc, &ns, &frac);
 	if ((int64_t)delta < 0 || delta < v.stale)
 		return with_offset(ns, &v, kind);
@@ -87,7 +88,7 @@ static uint64_t counter_slow(unsigned int kind)
 	k = cyclock__kernel_ns((kind & CYCLOCK__RAW) ? CLOCK_MONOTONIC_RAW : CLOCK_MONOTONIC);
 	gap_ns = ns - v.ns;
 	if (ns > k + cyclock__tol_ns(gap_ns) || k > ns + cyclock__tol_ns(gap_ns))
-		return counter_wrong(kind);
+		return counter_wrong(kind, &v);
 	cyclock__try_refresh();
 	return with_offset(ns, &v, kind);
 }

@@ -9,12 +9,12 @@
  * exactly, with a slope that reaches the kernel's projected value one
  * interval later.  The slope stays within +-CYCLOCK_MAX_SLEW of the
  * estimated rate, so corrections are slews, never steps back.  Intervals
- * start at 1 ms and double while the error stays small, up to 1 s.
+ * start at 1 ms and double while the error stays small, up to 250 ms.
  *
  * An error beyond cyclock__tol_ns() means the counter did something the
  * kernel's clock did not (stalled, jumped back, leaped forward): the
- * timeline restarts from the kernel's value plus the guard (see
- * cyclock__guard() in read.c), a step that is never backwards.
+ * timeline restarts from the kernel's value plus the guard, a step that
+ * is never backwards (see cyclock__guard_ns()).
  */
 #define _GNU_SOURCE
 #include <string.h>
@@ -104,11 +104,39 @@ void cyclock__seg_at(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc
 	*frac = (uint32_t)((k << shift) - need);
 }
 
-/* How far the counter's time may differ from the kernel's after @gap_ns
- * without being wrong: the kernel slews at most 500 ppm. */
+/*
+ * How far the counter's time may differ from the kernel's after @gap_ns
+ * without being wrong: the kernel's frequency may move by 500 ppm either
+ * way (NTP's limit), so from one estimate to the next by up to 1000 ppm.
+ */
 uint64_t cyclock__tol_ns(uint64_t gap_ns)
 {
-	return CYCLOCK_TOL_NS + gap_ns / 2000;
+	return CYCLOCK_TOL_NS + gap_ns / 1000;
+}
+
+/*
+ * The guard: how far ahead of the kernel the timeline may be, so how far
+ * above the kernel's reading a read that cannot trust the counter must
+ * answer, and a restart must begin, not to go below a value already
+ * handed out.  The largest lead seen at a resync plus 1 us, kept within
+ * half the tolerance (a restart's own lead must not look like another
+ * anomaly), and never lowered (a restart may follow reads that used it).
+ */
+uint64_t cyclock__guard_ns(void)
+{
+	uint64_t g = atomic_load_explicit(&cyclock__host.guard_ns, memory_order_relaxed);
+
+	return g ? g : CYCLOCK_GUARD_MIN_NS;
+}
+
+static void raise_guard(int64_t lead)
+{
+	uint64_t g = CYCLOCK_GUARD_MIN_NS + (lead > 0 ? (uint64_t)lead : 0);
+
+	if (g > CYCLOCK_GUARD_MAX_NS)
+		g = CYCLOCK_GUARD_MAX_NS;
+	if (g > cyclock__guard_ns())
+		atomic_store_explicit(&cyclock__host.guard_ns, g, memory_order_relaxed);
 }
 
 static void write_copy(struct cyclock__timeline *tl, unsigned int i, const struct cyclock__segv *v)
@@ -117,9 +145,9 @@ static void write_copy(struct cyclock__timeline *tl, unsigned int i, const struc
 
 	cyclock__store64(&s->epoch_cyc, v->cyc);
 	cyclock__store64(&s->epoch_ns, v->ns);
+	cyclock__store64(&s->epoch_k, v->frac - v->cyc * v->mult);
 	cyclock__store64(&s->off_real, v->off_real);
 	cyclock__store64(&s->off_boot, v->off_boot);
-	cyclock__store64(&s->epoch_k, v->frac - v->cyc * v->mult);
 	atomic_store_explicit(&s->stale_cyc, v->stale, memory_order_relaxed);
 	atomic_store_explicit(&s->mult, v->mult, memory_order_relaxed);
 	atomic_store_explicit(&s->mult_prev, v->mult_prev, memory_order_relaxed);
@@ -151,19 +179,40 @@ static void ring_push(struct cyclock__track *tr, const struct cyclock__sample *s
 	tr->ring[tr->nr++] = *s;
 }
 
-/* The kernel clock's rate over the samples kept, once they span 500 us. */
+/*
+ * The kernel clock's rate from the newest sample and the oldest one kept
+ * within the last CYCLOCK_RATE_SPAN_NS (the one before the newest if none
+ * is): long enough for the brackets' noise to average out (~20 ppb over
+ * 1 s), short enough to follow the kernel when NTP changes its frequency.
+ * Not before the baseline reaches 500 us: until then the initial
+ * measurement is better.
+ */
 static void ring_rate(struct cyclock__track *tr)
 {
-	const struct cyclock__sample *a = &tr->ring[0], *b = &tr->ring[tr->nr - 1];
+	const struct cyclock__sample *b = &tr->ring[tr->nr - 1], *a;
+	unsigned int i = 0;
+	double rate;
 
-	if (tr->nr < 2 || b->ns - a->ns < 500 * NSEC_PER_USEC)
+	if (tr->nr < 2)
 		return;
-	tr->rate = (double)(b->ns - a->ns) / (double)(b->cyc - a->cyc);
+	while (i < tr->nr - 2 && b->ns - tr->ring[i].ns > CYCLOCK_RATE_SPAN_NS)
+		i++;
+	a = &tr->ring[i];
+	if (b->ns - a->ns < 500 * NSEC_PER_USEC)
+		return;
+	rate = (double)(b->ns - a->ns) / (double)(b->cyc - a->cyc);
+	/* Beyond the slew bound, something jumped between the samples (the
+	 * kernel cannot slew so fast): start the estimate again from here. */
+	if (rate > tr->rate * (1 + CYCLOCK_MAX_SLEW) || rate < tr->rate * (1 - CYCLOCK_MAX_SLEW)) {
+		tr->ring[0] = *b;
+		tr->nr = 1;
+		return;
+	}
+	tr->rate = rate;
 }
 
-/* Start over from the kernel's value at the sample, plus @guard_ns: the
- * segment starts at the bracket's low end, so it is never below the
- * kernel's clock there. */
+/* Start over from the kernel's value at the sample plus @guard_ns, from
+ * the bracket's low end, so never below the kernel's clock there. */
 static void restart(struct cyclock__track *tr, const struct cyclock__sample *s, uint64_t guard_ns,
 		    const uint64_t off[2])
 {
@@ -224,15 +273,6 @@ static uint32_t aim(const struct cyclock__track *tr, const struct cyclock__sampl
 	return mult_of(slope < lo ? lo : slope > hi ? hi : slope);
 }
 
-/* Raise the guard to cover how far ahead of the kernel the timeline may be. */
-static void raise_guard(int64_t err)
-{
-	uint64_t g = NSEC_PER_USEC + 2 * (uint64_t)(err < 0 ? -err : err);
-
-	if (g > atomic_load_explicit(&cyclock__host.guard_ns, memory_order_relaxed))
-		atomic_store_explicit(&cyclock__host.guard_ns, g, memory_order_relaxed);
-}
-
 /*
  * Where the next segment starts: CYCLOCK_AHEAD_NS after @cw, so that it is
  * published before any reader reaches it, but not across the end of the
@@ -249,18 +289,43 @@ static uint64_t next_start(const struct cyclock__segv *cur, uint64_t cw, uint32_
 	return P;
 }
 
-/* Take sample @s into the rate estimate and the interval. */
+/*
+ * Take sample @s into the rate estimate and the interval.  The samples
+ * kept span at most 8 resyncs (2 s at the longest interval), so after the
+ * kernel's rate changes the estimate follows within that; the slope's
+ * correction covers the rest meanwhile.
+ */
 static void learn(struct cyclock__track *tr, const struct cyclock__sample *s, int64_t e)
 {
 	uint64_t abs_err = (uint64_t)(e < 0 ? -e : e);
 
-	if (abs_err > 10 * NSEC_PER_USEC)
-		tr->nr = 0; /* the kernel's rate changed: older samples mislead */
 	if (!tr->nr || s->cyc - tr->ring[tr->nr - 1].cyc >= tr->interval / 4)
 		ring_push(tr, s);
 	ring_rate(tr);
 	adapt_interval(tr, abs_err);
 	tr->last_err = e;
+}
+
+/*
+ * How long the next middle piece lasts, in counts: the interval, or long
+ * enough to take error @e back at half the slew bound, whichever is
+ * longer (within the longest interval), so that a large error shrinks at
+ * every resync however seldom they come.  Ahead beyond the tolerance: as
+ * long as the clock must stand still.
+ */
+static uint64_t correction_span(const struct cyclock__track *tr, int64_t e, bool ahead)
+{
+	double abs_ns = (double)(e < 0 ? -e : e), span;
+
+	if (ahead)
+		span = abs_ns / tr->rate + 1;
+	else
+		span = abs_ns / (CYCLOCK_MAX_SLEW / 2) / tr->rate;
+	if (span < (double)tr->interval)
+		return ahead ? (uint64_t)span : tr->interval;
+	if (span > (double)cyclock__host.max_int_cyc)
+		return cyclock__host.max_int_cyc;
+	return (uint64_t)span;
 }
 
 /* One timeline's resync at sample @s; the caller holds host.writer. */
@@ -279,11 +344,10 @@ static void track_refresh(struct cyclock__track *tr, const struct cyclock__sampl
 	tol = cyclock__tol_ns((int64_t)gap > 0 ? (uint64_t)((double)gap * tr->rate) : 0);
 	tr->refreshes++;
 	/* Past the middle piece (or before P), readers checked the counter
-	 * against the kernel and returned its value plus the guard. */
+	 * against the kernel too, and returned its value plus the guard. */
 	if (e < -(int64_t)tol || (e > (int64_t)tol && gap >= cur.stale)) {
 		atomic_fetch_add_explicit(&cyclock__host.anomalies, 1, memory_order_relaxed);
-		restart(tr, s, atomic_load_explicit(&cyclock__host.guard_ns, memory_order_relaxed),
-			off);
+		restart(tr, s, cyclock__guard_ns(), off);
 		tr->last_err = e;
 		return;
 	}
@@ -295,16 +359,22 @@ static void track_refresh(struct cyclock__track *tr, const struct cyclock__sampl
 	next = cur;
 	next.off_real = off[0];
 	next.off_boot = off[1];
-	cw = cyclock_arch_counter_ordered();
-	if ((int64_t)(cw - cur.cyc) >= 0) { /* else the current segment has not begun */
+	T = correction_span(tr, e, ahead);
+	for (int tries = 0; tries < 4; tries++) {
+		cw = cyclock_arch_counter_ordered();
+		if ((int64_t)(cw - cur.cyc) < 0)
+			break; /* the current segment has not begun: keep its function */
 		next.cyc = next_start(&cur, cw, &next.mult_prev);
 		cyclock__seg_at(&cur, cyclock__host.shift, next.cyc, &next.ns, &next.frac);
-		T = tr->interval;
-		if (ahead && (double)e / tr->rate < (double)T)
-			T = (uint64_t)((double)e / tr->rate) + 1;
 		next.mult = aim(tr, s, next.cyc, next.ns, next.frac, T, ahead);
 		next.mult_rate = mult_of(tr->rate);
 		next.stale = (uint32_t)T;
+		/* Still well ahead of P?  Else this thread was held up since cw:
+		 * plan again from a new cw rather than publish a slope change
+		 * readers may already have gone past. */
+		if ((int64_t)(next.cyc - cyclock_arch_counter_ordered()) >
+		    (int64_t)(cyclock__host.ahead_cyc / 2))
+			break;
 	}
 	publish(tr->tl, &next);
 	if ((int64_t)(cyclock_arch_counter_ordered() - next.cyc) > 0)

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The strict cross-CPU time-warp test.  Two threads pinned to two CPUs
+ * pass a token back and forth; on its turn a thread reads the clock and
+ * compares it with the value the other thread read on the turn before.
+ * Taking the turn is an acquire that pairs with the other thread's release
+ * of it, so the other reading happened before this one, and an ordered
+ * clock must not be below it.  The seconds are split over the clocks in
+ * phases[]: the ordered ones must show no backward step at all; the
+ * unordered ones (cyclock_now_relaxed(), cyclock_local(), a bare rdtsc)
+ * may, and are reported, in ns or, for rdtsc, in counts.
+ *
+ * Usage: stress_warp [seconds]   (default 3); exits 77 when fewer than
+ * two CPUs are allowed.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <x86intrin.h>
+
+#include "cyclock.h"
+#include "kclock.h"
+
+static uint64_t bare_rdtsc(void)
+{
+	return __rdtsc();
+}
+
+static const struct phase {
+	const char *name;
+	uint64_t (*read)(void);
+	int ordered; /* a backward step fails the test */
+	const char *unit;
+} phases[] = {
+	{ "cyclock_now", cyclock_now, 1, "ns" },
+	{ "cyclock_raw", cyclock_raw, 1, "ns" },
+	{ "cyclock_boottime", cyclock_boottime, 1, "ns" },
+	{ "cyclock_coarse", cyclock_coarse, 1, "ns" },
+	{ "cyclock_now_relaxed", cyclock_now_relaxed, 0, "ns" },
+	{ "cyclock_local", cyclock_local, 0, "ns" },
+	{ "rdtsc", bare_rdtsc, 0, "counts" },
+};
+#define NPHASES ((int)(sizeof(phases) / sizeof(phases[0])))
+
+struct result {
+	unsigned long compares, back;
+	uint64_t largest; /* the largest backward step */
+};
+
+/* Everything below the turn is read and written only by the thread that
+ * holds the turn: the token orders it, so none of it needs to be atomic. */
+static atomic_int turn;      /* 0 or 1: whose turn */
+static int phase;            /* the clock being tested; NPHASES: stop */
+static uint64_t last;        /* the value read on the turn before */
+static int have_last;        /* whether last belongs to this phase */
+static struct result results[NPHASES];
+static uint64_t phase_ns;    /* each phase's length */
+static uint64_t phase_end;   /* CLOCK_MONOTONIC at which thread 0 moves on */
+static int cpus[2];
+
+/* One turn: read, compare, publish; thread 0 also moves the phases on. */
+static void take_turn(int me, unsigned long *turns)
+{
+	uint64_t t = phases[phase].read();
+	struct result *r = &results[phase];
+
+	if (have_last) {
+		r->compares++;
+		if (t < last) {
+			r->back++;
+			if (last - t > r->largest)
+				r->largest = last - t;
+		}
+	}
+	last = t;
+	have_last = 1;
+	if (me == 0 && ++*turns % 256 == 0 && kclock_mono() >= phase_end) {
+		phase++;
+		have_last = 0;
+		phase_end = kclock_mono() + phase_ns;
+	}
+}
+
+static void *player(void *arg)
+{
+	int me = (int)(intptr_t)arg;
+	unsigned long turns = 0;
+
+	if (sched_getcpu() != cpus[me]) {
+		fprintf(stderr, "stress_warp: thread %d on CPU %d, not %d\n", me, sched_getcpu(),
+			cpus[me]);
+		exit(1);
+	}
+	for (;;) {
+		while (atomic_load_explicit(&turn, memory_order_acquire) != me)
+			_mm_pause();
+		if (phase >= NPHASES) {
+			atomic_store_explicit(&turn, 1 - me, memory_order_release);
+			return NULL;
+		}
+		take_turn(me, &turns);
+		atomic_store_explicit(&turn, 1 - me, memory_order_release);
+	}
+}
+
+/* The first two CPUs this process may run on; false if there are not two. */
+static int pick_cpus(void)
+{
+	cpu_set_t set;
+	int cpu, n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return 0;
+	for (cpu = 0; cpu < CPU_SETSIZE && n < 2; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			cpus[n++] = cpu;
+	return n == 2;
+}
+
+static pthread_t start_player(int me)
+{
+	pthread_attr_t attr;
+	cpu_set_t set;
+	pthread_t t;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpus[me], &set);
+	pthread_attr_init(&attr);
+	if (pthread_attr_setaffinity_np(&attr, sizeof(set), &set) != 0 ||
+	    pthread_create(&t, &attr, player, (void *)(intptr_t)me) != 0) {
+		fprintf(stderr, "stress_warp: cannot start a thread on CPU %d\n", cpus[me]);
+		exit(1);
+	}
+	pthread_attr_destroy(&attr);
+	return t;
+}
+
+/* Prints every phase; returns how many ordered phases failed. */
+static int report(void)
+{
+	int i, failed = 0;
+
+	for (i = 0; i < NPHASES; i++) {
+		const struct result *r = &results[i];
+		int bad = phases[i].ordered && (r->back || !r->compares);
+
+		printf("stress_warp: %-20s %9lu comparisons, %lu backward, largest %llu %s%s\n",
+		       phases[i].name, r->compares, r->back, (unsigned long long)r->largest,
+		       phases[i].unit, bad ? "  FAIL" : phases[i].ordered ? "" : "  (reported only)");
+		failed += bad;
+	}
+	return failed;
+}
+
+int main(int argc, char **argv)
+{
+	double seconds = argc > 1 ? atof(argv[1]) : 3.0;
+	pthread_t t[2];
+	int r;
+
+	if (!pick_cpus()) {
+		printf("stress_warp: fewer than 2 CPUs allowed: skipped\n");
+		return 77;
+	}
+	r = cyclock_init(CYCLOCK_INIT_COARSE);
+	printf("stress_warp: CPUs %d and %d, %s\n", cpus[0], cpus[1], cyclock_describe());
+	if (r < 0)
+		return 1;
+	phase_ns = (uint64_t)(seconds * 1e9 / NPHASES);
+	phase_end = kclock_mono() + phase_ns;
+	t[0] = start_player(0);
+	t[1] = start_player(1);
+	pthread_join(t[0], NULL);
+	pthread_join(t[1], NULL);
+	return report() ? 1 : 0;
+}
