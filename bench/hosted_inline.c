@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cyclock-bench-hosted: the timed loops of the CYCLOCK_INLINE readers.
+ * The loop itself lives here, so that each read is inlined into it, as in
+ * a program built with CYCLOCK_INLINE; a wrapper function would add the
+ * very call that inlining saves.  The floors are inlined the same way.
+ */
+#define CYCLOCK_INLINE 1
+#include <cyclock.h>
+
+#include "hosted_bench.h"
+
+BENCH_LOOP(inl_loop_rdtsc, cyclock_arch_counter())
+BENCH_LOOP(inl_loop_lfence, cyclock_arch_counter_ordered())
+BENCH_LOOP(inl_loop_now, cyclock_now())
+BENCH_LOOP(inl_loop_relaxed, cyclock_now_relaxed())
+BENCH_LOOP(inl_loop_raw, cyclock_raw())
+BENCH_LOOP(inl_loop_realtime, cyclock_realtime())
+BENCH_LOOP(inl_loop_boottime, cyclock_boottime())
+BENCH_LOOP(inl_loop_local, cyclock_local())
+BENCH_LOOP(inl_loop_coarse, cyclock_coarse())
