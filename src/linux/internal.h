@@ -99,11 +99,12 @@ unsigned int cyclock__allowed_cpus(int cpu[2]);
 /* warp.c */
 int64_t cyclock__warp_check(const int cpu[2], uint64_t budget_ns, uint64_t *comparisons);
 
-/* track.c: the writer's side. */
+/* sample.c, segment.c, track.c: the writer's side. */
 void cyclock__sample(clockid_t id, struct cyclock__sample *s);
 struct cyclock__segv cyclock__seg_load(const struct cyclock__timeline *tl);
 void cyclock__seg_at(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc, uint64_t *ns,
 		     uint32_t *frac);
+void cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *v);
 uint64_t cyclock__tol_ns(uint64_t gap_ns);
 uint64_t cyclock__guard_ns(void);
 void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sample *s);

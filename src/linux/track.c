@@ -21,89 +21,6 @@
 
 #include "internal.h"
 
-typedef unsigned __int128 u128;
-
-void cyclock__sample(clockid_t id, struct cyclock__sample *s)
-{
-	s->width = UINT64_MAX;
-	for (int i = 0; i < 3; i++) {
-		uint64_t c1 = cyclock_arch_counter_ordered();
-		uint64_t ns = cyclock__kernel_ns(id);
-		uint64_t c2 = cyclock_arch_counter_ordered();
-
-		if (c2 - c1 < s->width) {
-			s->lo = c1;
-			s->width = c2 - c1;
-			s->cyc = c1 + s->width / 2;
-			s->ns = ns;
-		}
-	}
-}
-
-/* The published segment, through the latch (a reader or the writer). */
-struct cyclock__segv cyclock__seg_load(const struct cyclock__timeline *tl)
-{
-	struct cyclock__segv v;
-	const struct cyclock__seg *s;
-	uint32_t seq;
-
-	do {
-		seq = cyclock__latch_begin(&tl->seq);
-		s = &tl->seg[seq & 1];
-		v.cyc = cyclock__load64(&s->epoch_cyc);
-		v.ns = cyclock__load64(&s->epoch_ns);
-		v.off_real = cyclock__load64(&s->off_real);
-		v.off_boot = cyclock__load64(&s->off_boot);
-		v.stale = atomic_load_explicit(&s->stale_cyc, memory_order_relaxed);
-		v.mult = atomic_load_explicit(&s->mult, memory_order_relaxed);
-		v.mult_prev = atomic_load_explicit(&s->mult_prev, memory_order_relaxed);
-		v.mult_rate = atomic_load_explicit(&s->mult_rate, memory_order_relaxed);
-		v.frac = (uint32_t)(cyclock__load64(&s->epoch_k) + v.cyc * v.mult);
-	} while (cyclock__latch_retry(&tl->seq, seq));
-	return v;
-}
-
-/* x + n * mult in fixed point (ns, frac < 2^shift), n >= 0. */
-static void forward(uint64_t *ns, uint32_t *frac, uint64_t n, uint32_t mult, uint32_t shift)
-{
-	u128 t = (u128)n * mult + *frac;
-
-	*ns += (uint64_t)(t >> shift);
-	*frac = (uint32_t)(t & ((1ull << shift) - 1));
-}
-
-/*
- * The segment's value at @cyc, exactly, as whole ns and fraction: the
- * three pieces of struct cyclock__seg, in 128 bits so that any distance
- * works.  Before P the previous slope runs backwards from P, which gives
- * exactly the previous segment's value there: floor(x - t) for the fixed
- * point x = ns + frac / 2^shift.
- */
-void cyclock__seg_at(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc, uint64_t *ns,
-		     uint32_t *frac)
-{
-	uint64_t delta = cyc - v->cyc;
-	u128 t, need, k;
-
-	*ns = v->ns;
-	*frac = v->frac;
-	if ((int64_t)delta >= 0) {
-		forward(ns, frac, delta < v->stale ? delta : v->stale, v->mult, shift);
-		if (delta > v->stale)
-			forward(ns, frac, delta - v->stale, v->mult_rate, shift);
-		return;
-	}
-	t = (u128)(v->cyc - cyc) * v->mult_prev;
-	if (t <= v->frac) {
-		*frac = v->frac - (uint32_t)t;
-		return;
-	}
-	need = t - v->frac;
-	k = (need + (1ull << shift) - 1) >> shift;
-	*ns = v->ns - (uint64_t)k;
-	*frac = (uint32_t)((k << shift) - need);
-}
-
 /*
  * How far the counter's time may differ from the kernel's after @gap_ns
  * without being wrong: the kernel's frequency may move by 500 ppm either
@@ -137,30 +54,6 @@ static void raise_guard(int64_t lead)
 		g = CYCLOCK_GUARD_MAX_NS;
 	if (g > cyclock__guard_ns())
 		atomic_store_explicit(&cyclock__host.guard_ns, g, memory_order_relaxed);
-}
-
-static void write_copy(struct cyclock__timeline *tl, unsigned int i, const struct cyclock__segv *v)
-{
-	struct cyclock__seg *s = &tl->seg[i];
-
-	cyclock__store64(&s->epoch_cyc, v->cyc);
-	cyclock__store64(&s->epoch_ns, v->ns);
-	cyclock__store64(&s->epoch_k, v->frac - v->cyc * v->mult);
-	cyclock__store64(&s->off_real, v->off_real);
-	cyclock__store64(&s->off_boot, v->off_boot);
-	atomic_store_explicit(&s->stale_cyc, v->stale, memory_order_relaxed);
-	atomic_store_explicit(&s->mult, v->mult, memory_order_relaxed);
-	atomic_store_explicit(&s->mult_prev, v->mult_prev, memory_order_relaxed);
-	atomic_store_explicit(&s->mult_rate, v->mult_rate, memory_order_relaxed);
-}
-
-/* Both copies, in the latch's order; the caller holds host.writer. */
-static void publish(struct cyclock__timeline *tl, const struct cyclock__segv *v)
-{
-	cyclock__latch_bump(&tl->seq); /* odd: readers use copy 1 */
-	write_copy(tl, 0, v);
-	cyclock__latch_bump(&tl->seq); /* even: readers use copy 0 */
-	write_copy(tl, 1, v);
 }
 
 static uint32_t mult_of(double ns_per_cyc)
@@ -226,7 +119,7 @@ static void restart(struct cyclock__track *tr, const struct cyclock__sample *s, 
 	v.off_boot = off[1];
 	tr->interval = cyclock__host.min_int_cyc;
 	v.stale = (uint32_t)tr->interval;
-	publish(tr->tl, &v);
+	cyclock__publish(tr->tl, &v);
 	tr->nr = 0;
 	ring_push(tr, s);
 }
@@ -376,49 +269,9 @@ static void track_refresh(struct cyclock__track *tr, const struct cyclock__sampl
 		    (int64_t)(cyclock__host.ahead_cyc / 2))
 			break;
 	}
-	publish(tr->tl, &next);
+	cyclock__publish(tr->tl, &next);
 	if ((int64_t)(cyclock_arch_counter_ordered() - next.cyc) > 0)
 		atomic_fetch_add_explicit(&cyclock__host.late, 1, memory_order_relaxed);
-}
-
-/* @id - CLOCK_MONOTONIC, from the tightest of three (mono, id, mono). */
-static uint64_t offset_to_mono(clockid_t id, uint64_t *width)
-{
-	uint64_t best = 0;
-
-	*width = UINT64_MAX;
-	for (int i = 0; i < 3; i++) {
-		uint64_t m1 = cyclock__kernel_ns(CLOCK_MONOTONIC);
-		uint64_t x = cyclock__kernel_ns(id);
-		uint64_t m2 = cyclock__kernel_ns(CLOCK_MONOTONIC);
-
-		if (m2 - m1 < *width) {
-			*width = m2 - m1;
-			best = x - (m1 + (m2 - m1) / 2);
-		}
-	}
-	return best;
-}
-
-/*
- * The kernel's REALTIME and BOOTTIME offsets from MONOTONIC change only
- * when the system clock is set or the machine resumes; a new reading
- * differing by less than its own uncertainty is noise, not a change.
- * BOOTTIME's offset only grows.
- */
-void cyclock__measure_offsets(bool first)
-{
-	uint64_t w, real = offset_to_mono(CLOCK_REALTIME, &w);
-	uint64_t slack = 2 * w > NSEC_PER_USEC ? 2 * w : NSEC_PER_USEC;
-	int64_t d = (int64_t)(real - cyclock__host.off_real);
-	uint64_t boot;
-
-	if (first || d > (int64_t)slack || d < -(int64_t)slack)
-		cyclock__host.off_real = real;
-	boot = offset_to_mono(CLOCK_BOOTTIME, &w);
-	slack = 2 * w > NSEC_PER_USEC ? 2 * w : NSEC_PER_USEC;
-	if (first || (int64_t)(boot - cyclock__host.off_boot) > (int64_t)slack)
-		cyclock__host.off_boot = boot;
 }
 
 /* Resync both timelines; the caller holds host.writer.  Runs again while
@@ -451,18 +304,3 @@ bool cyclock__try_refresh(void)
 	return true;
 }
 
-/*
- * In a child of fork(), the thread that was resyncing does not exist: its
- * latch may be half-written.  The copy the sequence points readers at is
- * whole (the writer only writes the other one); make the other one equal
- * to it, and leave the sequence even, as publish() expects.
- */
-void cyclock__fork_child_latch(struct cyclock__timeline *tl)
-{
-	uint32_t seq = atomic_load_explicit(&tl->seq, memory_order_relaxed);
-	struct cyclock__segv v = cyclock__seg_load(tl);
-
-	write_copy(tl, !(seq & 1), &v);
-	if (seq & 1)
-		cyclock__latch_bump(&tl->seq); /* even: readers move to copy 0, now whole */
-}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading the kernel's clocks against the counter: a bracketed sample of
+ * one clock, and the REALTIME and BOOTTIME offsets from MONOTONIC.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+/* The tightest of three brackets (counter, kernel clock, counter). */
+void cyclock__sample(clockid_t id, struct cyclock__sample *s)
+{
+	s->width = UINT64_MAX;
+	for (int i = 0; i < 3; i++) {
+		uint64_t c1 = cyclock_arch_counter_ordered();
+		uint64_t ns = cyclock__kernel_ns(id);
+		uint64_t c2 = cyclock_arch_counter_ordered();
+
+		if (c2 - c1 < s->width) {
+			s->lo = c1;
+			s->width = c2 - c1;
+			s->cyc = c1 + s->width / 2;
+			s->ns = ns;
+		}
+	}
+}
+
+/* @id - CLOCK_MONOTONIC, from the tightest of three (mono, id, mono). */
+static uint64_t offset_to_mono(clockid_t id, uint64_t *width)
+{
+	uint64_t best = 0;
+
+	*width = UINT64_MAX;
+	for (int i = 0; i < 3; i++) {
+		uint64_t m1 = cyclock__kernel_ns(CLOCK_MONOTONIC);
+		uint64_t x = cyclock__kernel_ns(id);
+		uint64_t m2 = cyclock__kernel_ns(CLOCK_MONOTONIC);
+
+		if (m2 - m1 < *width) {
+			*width = m2 - m1;
+			best = x - (m1 + (m2 - m1) / 2);
+		}
+	}
+	return best;
+}
+
+/*
+ * The kernel's REALTIME and BOOTTIME offsets from MONOTONIC change only
+ * when the system clock is set or the machine resumes; a new reading
+ * differing by less than its own uncertainty is noise, not a change.
+ * BOOTTIME's offset only grows.
+ */
+void cyclock__measure_offsets(bool first)
+{
+	uint64_t w, real = offset_to_mono(CLOCK_REALTIME, &w);
+	uint64_t slack = 2 * w > NSEC_PER_USEC ? 2 * w : NSEC_PER_USEC;
+	int64_t d = (int64_t)(real - cyclock__host.off_real);
+	uint64_t boot;
+
+	if (first || d > (int64_t)slack || d < -(int64_t)slack)
+		cyclock__host.off_real = real;
+	boot = offset_to_mono(CLOCK_BOOTTIME, &w);
+	slack = 2 * w > NSEC_PER_USEC ? 2 * w : NSEC_PER_USEC;
+	if (first || (int64_t)(boot - cyclock__host.off_boot) > (int64_t)slack)
+		cyclock__host.off_boot = boot;
+}
+
