@@ -104,15 +104,19 @@ static void ring_rate(struct cyclock__track *tr)
 	tr->rate = rate;
 }
 
-/* Start over from the kernel's value at the sample plus @guard_ns, from
- * the bracket's low end, so never below the kernel's clock there. */
+/*
+ * Start over from the kernel's value at the sample plus @guard_ns.  The
+ * kernel read its clock somewhere inside the bracket, so starting from its
+ * low end puts the timeline at or above the kernel's clock (by at most the
+ * bracket's width), at that counter value and, at the same rate, after it.
+ */
 static void restart(struct cyclock__track *tr, const struct cyclock__sample *s, uint64_t guard_ns,
 		    const uint64_t off[2])
 {
 	struct cyclock__segv v;
 
 	v.cyc = s->lo;
-	v.ns = s->ns + guard_ns + (uint64_t)((double)s->width * tr->rate + 1);
+	v.ns = s->ns + guard_ns;
 	v.frac = 0;
 	v.mult = v.mult_prev = v.mult_rate = mult_of(tr->rate);
 	v.off_real = off[0];
