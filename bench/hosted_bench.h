@@ -13,13 +13,44 @@
 
 #include <cyclock/arch.h>
 
-/* The floors: the library's own counter reads, unordered and ordered. */
+/*
+ * The floors: the bare counter read, the classic ordered read
+ * (lfence;rdtsc, the kernel's rdtsc_ordered()) and the library's own
+ * ordered read (rdtscp on x86-64).
+ */
 #if defined(__x86_64__)
 #define BENCH_FLOOR "rdtsc"
 #define BENCH_FLOOR_ORDERED "lfence;rdtsc"
+#define BENCH_FLOOR_LIB "rdtscp"
+static inline uint64_t bench_lfence_counter(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+	return (uint64_t)hi << 32 | lo;
+}
+
+/* A bracket for timing one call: no later instruction starts before it. */
+static inline uint64_t bench_fenced_counter(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
+	return (uint64_t)hi << 32 | lo;
+}
 #else
 #define BENCH_FLOOR "counter"
 #define BENCH_FLOOR_ORDERED "ordered counter"
+#define BENCH_FLOOR_LIB "ordered counter (library)"
+static inline uint64_t bench_lfence_counter(void)
+{
+	return cyclock_arch_counter_ordered();
+}
+
+static inline uint64_t bench_fenced_counter(void)
+{
+	return cyclock_arch_counter_ordered();
+}
 #endif
 
 /* One timed loop of @calls back-to-back reads; returns ns per call. */
@@ -66,6 +97,8 @@ static inline uint64_t bench_ns(void)
  * floors inlined the same way. */
 double inl_loop_rdtsc(long calls);
 double inl_loop_lfence(long calls);
+double inl_loop_ordered(long calls);
+uint64_t inl_time_now(uint64_t empty);
 double inl_loop_now(long calls);
 double inl_loop_relaxed(long calls);
 double inl_loop_raw(long calls);

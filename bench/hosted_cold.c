@@ -96,9 +96,9 @@ static uint64_t empty_bracket(void)
 	uint64_t v[1001];
 
 	for (int i = 0; i < 1001; i++) {
-		uint64_t t0 = cyclock_arch_counter_ordered();
+		uint64_t t0 = bench_fenced_counter();
 
-		v[i] = cyclock_arch_counter_ordered() - t0;
+		v[i] = bench_fenced_counter() - t0;
 	}
 	bench_sort_u64(v, 1001);
 	return v[500];
@@ -108,34 +108,34 @@ static uint64_t empty_bracket(void)
  * miss on its code line.  Its page is this file's, likely still mapped. */
 __attribute__((noinline)) static uint64_t floor_read(void)
 {
-	return cyclock_arch_counter_ordered();
+	return bench_lfence_counter();
 }
 
 /* One call of each reader, bracketed: counts minus the empty bracket. */
 static uint64_t time_floor(uint64_t empty)
 {
-	uint64_t t0 = cyclock_arch_counter_ordered(), t1;
+	uint64_t t0 = bench_fenced_counter(), t1;
 
 	bench_sink = floor_read();
-	t1 = cyclock_arch_counter_ordered();
+	t1 = bench_fenced_counter();
 	return t1 - t0 > empty ? t1 - t0 - empty : 0;
 }
 
 static uint64_t time_now(uint64_t empty)
 {
-	uint64_t t0 = cyclock_arch_counter_ordered(), t1;
+	uint64_t t0 = bench_fenced_counter(), t1;
 
 	bench_sink = cyclock_now();
-	t1 = cyclock_arch_counter_ordered();
+	t1 = bench_fenced_counter();
 	return t1 - t0 > empty ? t1 - t0 - empty : 0;
 }
 
 static uint64_t time_kernel(uint64_t empty)
 {
-	uint64_t t0 = cyclock_arch_counter_ordered(), t1;
+	uint64_t t0 = bench_fenced_counter(), t1;
 
 	bench_sink = bench_kernel_ns(CLOCK_MONOTONIC);
-	t1 = cyclock_arch_counter_ordered();
+	t1 = bench_fenced_counter();
 	return t1 - t0 > empty ? t1 - t0 - empty : 0;
 }
 
@@ -150,8 +150,9 @@ static void print_row(const char *name, uint64_t *v, long n, double ns_per_count
 }
 
 /* @samples turns of each reader, a flush before every call.  v[0]:
- * cyclock_now(), v[1]: clock_gettime(), v[2]: the floor. */
-static void take_samples(unsigned char *buf, size_t len, uint64_t *v[3], long samples,
+ * cyclock_now(), v[1]: clock_gettime(), v[2]: the floor, v[3]: the
+ * inline cyclock_now() (its code is the caller's: only its data is cold). */
+static void take_samples(unsigned char *buf, size_t len, uint64_t *v[4], long samples,
 			 uint64_t empty)
 {
 	memset(buf, 1, len); /* fault the pages in once, outside the samples */
@@ -162,10 +163,12 @@ static void take_samples(unsigned char *buf, size_t len, uint64_t *v[3], long sa
 		v[1][i] = time_kernel(empty);
 		flush_caches(buf, len, (unsigned char)(i + 2));
 		v[2][i] = time_floor(empty);
+		flush_caches(buf, len, (unsigned char)(i + 3));
+		v[3][i] = inl_time_now(empty);
 	}
 }
 
-static void print_report(uint64_t *v[3], long samples, size_t llc, double empty_ns,
+static void print_report(uint64_t *v[4], long samples, size_t llc, double empty_ns,
 			 double ns_per_count)
 {
 	double ratio;
@@ -178,6 +181,7 @@ static void print_report(uint64_t *v[3], long samples, size_t llc, double empty_
 	print_row("cyclock_now()", v[0], samples, ns_per_count);
 	print_row("clock_gettime(MONOTONIC)", v[1], samples, ns_per_count);
 	print_row(BENCH_FLOOR_ORDERED " (a call)", v[2], samples, ns_per_count);
+	print_row("cyclock_now() inline", v[3], samples, ns_per_count);
 	ratio = (double)bench_quantile(v[0], samples, 0.5) /
 		(double)bench_quantile(v[1], samples, 0.5);
 	printf("ratio of medians, cyclock_now() / clock_gettime(): %.3f  <= 0.35 %s\n", ratio,
@@ -188,17 +192,20 @@ static void print_report(uint64_t *v[3], long samples, size_t llc, double empty_
 		       (double)bench_quantile(v[2], samples, 0.5),
 	       (double)bench_quantile(v[2], samples, 0.5) /
 		       (double)bench_quantile(v[1], samples, 0.5));
+	printf("ratio of medians, cyclock_now() inline / clock_gettime(): %.3f\n",
+	       (double)bench_quantile(v[3], samples, 0.5) /
+		       (double)bench_quantile(v[1], samples, 0.5));
 }
 
 void bench_cold_report(long samples, double tsc_hz)
 {
 	size_t llc = llc_bytes(), len = 2 * llc;
 	unsigned char *buf = malloc(len);
-	uint64_t *v[3];
+	uint64_t *v[4];
 	uint64_t empty = empty_bracket();
 	int ok = buf != NULL;
 
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		v[i] = calloc((size_t)samples, sizeof(uint64_t));
 		ok &= v[i] != NULL;
 	}
@@ -209,6 +216,6 @@ void bench_cold_report(long samples, double tsc_hz)
 		printf("\ncold call: skipped (no memory for the %zu MiB buffer)\n", len >> 20);
 	}
 	free(buf);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		free(v[i]);
 }
