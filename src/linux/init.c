@@ -125,6 +125,9 @@ static void init(unsigned int flags)
 	const char *why;
 	double hz;
 
+	/* From scratch: a child of fork() may redo an init its parent left half-done. */
+	cyclock__host.why[0] = cyclock__host.notes[0] = '\0';
+	cyclock__host.using_counter = cyclock__host.local_percpu = cyclock__host.warp_ran = false;
 	if (flags & CYCLOCK_INIT_KERNEL)
 		use_kernel("cyclock_init(CYCLOCK_INIT_KERNEL)");
 	else if (force == FORCE_KERNEL)
