@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The segment arithmetic behind "never backwards at a resync"
+ * (docs/hosted.md): a new segment that starts at P continues the old one
+ * exactly, to the fraction, for every counter value the old copy's readers
+ * can still reach, and the fast path's cyc * mult + k form equals the
+ * exact value in the middle piece.  Random segments, many counter values.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "internal.h"
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static uint64_t below(uint64_t n)
+{
+	return next() % n;
+}
+
+/* A segment as a resync would leave it, with shift <= 32. */
+static struct cyclock__segv random_segment(uint32_t shift)
+{
+	struct cyclock__segv v = { 0 };
+	uint32_t base = (uint32_t)(1u << (shift - 2)) + (uint32_t)below(1u << (shift - 2));
+
+	v.cyc = next() >> 4;
+	v.ns = next() >> 12;
+	v.frac = (uint32_t)below(1ull << shift);
+	v.stale = (uint32_t)(1000 + below(1u << 28));
+	v.mult = base + (uint32_t)below(base >> 10);      /* rate plus a correction */
+	v.mult_prev = base - (uint32_t)below(base >> 10);
+	v.mult_rate = base;
+	return v;
+}
+
+static void value(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc, uint64_t *ns,
+		  uint32_t *frac)
+{
+	cyclock__seg_at(v, shift, cyc, ns, frac);
+}
+
+/* The next segment, as track_refresh() plans it from counter value @cw. */
+static struct cyclock__segv successor(const struct cyclock__segv *a, uint32_t shift, uint64_t cw,
+				      uint64_t ahead)
+{
+	struct cyclock__segv b = *a;
+	uint64_t end = a->cyc + a->stale;
+
+	b.cyc = cw + ahead;
+	if (cw < end && b.cyc > end)
+		b.cyc = end;
+	b.mult_prev = b.cyc > end ? a->mult_rate : a->mult;
+	value(a, shift, b.cyc, &b.ns, &b.frac);
+	b.mult = a->mult_rate + (uint32_t)below(a->mult_rate >> 9) - (a->mult_rate >> 10);
+	b.stale = (uint32_t)(1000 + below(1u << 28));
+	return b;
+}
+
+/* Readers of either copy agree on every counter value from cw to P. */
+static void successor_continues_exactly(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 20000; i++) {
+		uint32_t shift = 20 + (uint32_t)below(13);
+		struct cyclock__segv a = random_segment(shift), b;
+		uint64_t ahead = 1 + below(60000);
+		/* In the middle piece, or past it (the rate alone). */
+		uint64_t cw = a.cyc + (i & 1 ? below(a.stale) : a.stale + below(1u << 30));
+
+		b = successor(&a, shift, cw, ahead);
+		for (int j = 0; j < 16; j++) {
+			uint64_t c = cw + below(b.cyc - cw + 1), an, bn;
+			uint32_t af, bf;
+
+			value(&a, shift, c, &an, &af);
+			value(&b, shift, c, &bn, &bf);
+			if (an != bn || af != bf)
+				fail_msg("shift %u, %llu counts before P: old %llu+%u, new %llu+%u", shift,
+					 (unsigned long long)(b.cyc - c), (unsigned long long)an, af,
+					 (unsigned long long)bn, bf);
+		}
+	}
+}
+
+/* Every piece, and every boundary between them, only goes forward. */
+static void segment_is_monotonic(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 20000; i++) {
+		uint32_t shift = 20 + (uint32_t)below(13);
+		struct cyclock__segv v = random_segment(shift);
+		uint64_t c = v.cyc - 100000 + below(v.stale + 200000), step = 1 + below(5000);
+		uint64_t n1, n2;
+		uint32_t f1, f2;
+
+		value(&v, shift, c, &n1, &f1);
+		value(&v, shift, c + step, &n2, &f2);
+		if (n2 < n1 || (n2 == n1 && f2 < f1))
+			fail_msg("went back from %llu to %llu over %llu counts at %lld from P",
+				 (unsigned long long)n1, (unsigned long long)n2,
+				 (unsigned long long)step, (long long)(c - v.cyc));
+	}
+}
+
+/* The fast path: epoch_ns + ((cyc * mult + k) >> shift), k = frac - P * mult. */
+static void fast_path_form_is_exact(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 20000; i++) {
+		uint32_t shift = 20 + (uint32_t)below(13);
+		struct cyclock__segv v = random_segment(shift);
+		uint64_t c = v.cyc + below(v.stale), k = v.frac - v.cyc * v.mult, ns;
+		uint32_t frac;
+
+		value(&v, shift, c, &ns, &frac);
+		assert_int_equal(v.ns + ((c * v.mult + k) >> shift), ns);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(successor_continues_exactly),
+		cmocka_unit_test(segment_is_monotonic),
+		cmocka_unit_test(fast_path_form_is_exact),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
