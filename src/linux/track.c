@@ -187,10 +187,9 @@ static uint64_t next_start(const struct cyclock__segv *cur, uint64_t cw, uint32_
 }
 
 /*
- * Take sample @s into the rate estimate and the interval.  The samples
- * kept span at most 8 resyncs (2 s at the longest interval), so after the
- * kernel's rate changes the estimate follows within that; the slope's
- * correction covers the rest meanwhile.
+ * Take sample @s into the rate estimate and the interval.  Samples closer
+ * than a quarter interval to the last one kept add nothing to the rate (a
+ * storm of cyclock_resync() calls would only push useful ones out).
  */
 static void learn(struct cyclock__track *tr, const struct cyclock__sample *s, int64_t e)
 {
@@ -278,13 +277,18 @@ static void track_refresh(struct cyclock__track *tr, const struct cyclock__sampl
 		atomic_fetch_add_explicit(&cyclock__host.late, 1, memory_order_relaxed);
 }
 
-/* Resync both timelines; the caller holds host.writer.  Runs again while
- * cyclock_resync() calls arrived meanwhile. */
+/*
+ * Resync both timelines; the caller holds host.writer.  Runs again for
+ * cyclock_resync() calls that arrived meanwhile (they found the flag taken
+ * and left this to us), but at most twice: a thread that resyncs in a
+ * loop must not keep this one here forever.
+ */
 void cyclock__refresh(void)
 {
 	static const uint64_t no_off[2] = { 0, 0 };
 	struct cyclock__sample sm, sr;
 	uint64_t off[2];
+	int passes = 0;
 
 	do {
 		atomic_store_explicit(&cyclock__host.pending, 0, memory_order_relaxed);
@@ -295,7 +299,7 @@ void cyclock__refresh(void)
 		track_refresh(&cyclock__host.mono, &sm, off);
 		cyclock__sample(CLOCK_MONOTONIC_RAW, &sr);
 		track_refresh(&cyclock__host.raw, &sr, no_off);
-	} while (atomic_load_explicit(&cyclock__host.pending, memory_order_relaxed));
+	} while (++passes < 3 && atomic_load_explicit(&cyclock__host.pending, memory_order_relaxed));
 }
 
 /* A reader's refresh: skipped if another writer is at it. */
