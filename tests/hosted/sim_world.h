@@ -22,6 +22,8 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "../prng.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -307,17 +309,6 @@ static inline void check_bound(const struct reading r[NCLOCKS], int64_t bound, c
 				 (double)(w.t - SIM_T0) / 1e9);
 }
 
-/* xorshift64*: a fixed seed makes every failure reproducible. */
-static inline uint64_t prng_next(uint64_t *state)
-{
-	uint64_t x = *state;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*state = x;
-	return x * 0x2545F4914F6CDD1Dull;
-}
 
 /* When a run's error was last above a threshold: converged from then on. */
 struct conv {

@@ -11,16 +11,14 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "../prng.h"
 #include "internal.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return prng_next(&rng);
 }
 
 static uint64_t below(uint64_t n)

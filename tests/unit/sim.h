@@ -8,6 +8,8 @@
 #define CYCLOCK_TESTS_SIM_H
 
 #include <stdint.h>
+
+#include "../prng.h"
 #include "cyclock/core.h"
 
 struct sim_counter {
@@ -38,17 +40,6 @@ static inline void sim_init(struct sim_counter *sim, const char *name, uint64_t 
 	sim->src.rating = 100;
 }
 
-/* xorshift64*: fixed seeds make every failure reproducible. */
-static inline uint64_t prng_next(uint64_t *state)
-{
-	uint64_t x = *state;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*state = x;
-	return x * 0x2545F4914F6CDD1Dull;
-}
 
 /* Uniform-ish in [0, bound]. */
 static inline uint64_t prng_upto(uint64_t *state, uint64_t bound)
