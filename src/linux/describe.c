@@ -40,7 +40,7 @@ void cyclock__get_info(struct cyclock__info *info)
 		info->shift = cyclock__host.shift;
 		info->raw_mult = cyclock__seg_load(&cyclock__raw).mult;
 		info->interval_ns = (uint64_t)((double)cyclock__host.mono.interval *
-					       cyclock__host.mono.rate);
+					       cyclock__host.raw.rate);
 		info->max_interval_ns = (uint64_t)((double)cyclock__host.max_int_cyc *
 						   cyclock__host.raw.rate);
 		info->refreshes = cyclock__host.mono.refreshes;
