@@ -45,7 +45,7 @@ static const char *distrust(void)
 	int cpu[2];
 
 	if (!cyclock_arch_counter_usable())
-		return "the ordered counter read (rdtscp) is missing";
+		return "the CPU lacks the ordered counter read (rdtscp on x86-64)";
 	if (!cyclock__counter_invariant())
 		return "the " CYCLOCK_ARCH_COUNTER_NAME " is not invariant";
 	if (!cyclock__kernel_clocksource(cs, sizeof(cs)))
@@ -153,8 +153,6 @@ static void init(unsigned int flags)
 			 force == FORCE_COUNTER ? "forced by CYCLOCK_SOURCE" : "",
 			 force == FORCE_COUNTER && why ? " although " : "",
 			 force == FORCE_COUNTER && why ? why : "");
-		if (!cyclock__host.using_counter && !cyclock__host.why[0])
-			use_kernel("%s", why);
 		if (!cyclock__host.using_counter && cyclock__counter_invariant() && hz >= 1e3)
 			cyclock__host.local_percpu = cyclock__local_init(hz) == 0;
 	}
