@@ -38,15 +38,16 @@ extern "C" {
 /*
  * Initialise now rather than at the first read.  Decides whether the
  * counter can be trusted (invariant, the kernel's own clocksource, no warp
- * between two CPUs in a check of about 2 ms that runs two short-lived
- * threads), takes its frequency from CPUID or measures it (at most 1 ms),
- * and reads the kernel clocks.  Environment: CYCLOCK_SOURCE=tsc forces the
+ * between two CPUs in a 1 ms check by two short-lived threads), takes its
+ * frequency from CPUID or measures it meanwhile (over at least 500 us),
+ * and reads the kernel clocks: 1-2.5 ms here, 0.5 ms with one CPU allowed.  Environment: CYCLOCK_SOURCE=tsc forces the
  * counter, CYCLOCK_SOURCE=kernel the kernel's clocks; any other value gets
  * one message on stderr and is ignored.
  * The first call (this, or the first read) does the work; later calls only
  * return the result, whatever their flags (except that CYCLOCK_INIT_COARSE
  * still starts the ticker).  Thread-safe; a reader that finds another
- * thread initialising uses the kernel clock meanwhile rather than wait.
+ * thread initialising uses the kernel clock meanwhile rather than wait;
+ * this function waits for it, so it is not async-signal-safe.
  * The warp check creates threads: if the very first read of the process
  * may happen in a signal handler, call cyclock_init() beforehand.
  * Returns CYCLOCK_USING_COUNTER, CYCLOCK_USING_KERNEL, or CYCLOCK_EINVAL
@@ -76,7 +77,7 @@ CYCLOCK_API uint64_t cyclock_raw(void);
 
 /* CLOCK_REALTIME: cyclock_now() plus the kernel's REALTIME-MONOTONIC
  * offset, so it steps when the system clock is set (seen at the next
- * resync, within 1 s, or at once after cyclock_resync()).  Not monotonic. */
+ * resync, within 250 ms, or at once after cyclock_resync()).  Not monotonic. */
 CYCLOCK_API uint64_t cyclock_realtime(void);
 
 /* CLOCK_BOOTTIME: cyclock_now() plus the time spent suspended.  Ordered;
