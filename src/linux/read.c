@@ -67,7 +67,7 @@ static uint64_t counter_slow(unsigned int kind)
 {
 	struct cyclock__timeline *tl = (kind & CYCLOCK__RAW) ? &cyclock__raw : &cyclock__mono;
 	struct cyclock__segv v;
-	uint64_t cyc, delta, ns, k, gap_ns;
+	uint64_t cyc, delta, ns, k, after;
 	uint32_t frac;
 	uint32_t seq;
 
@@ -84,10 +84,15 @@ static uint64_t counter_slow(unsigned int kind)
 	if ((int64_t)delta < 0 || delta < v.stale)
 		return with_offset(ns, &v, kind);
 
-	/* Past the resync interval: is the counter still right? */
+	/*
+	 * Past the resync interval: is the counter still right?  The kernel's
+	 * reading is bracketed by the counter value converted above and one
+	 * read after it, so a reader preempted between them does not take its
+	 * own delay for the counter's error.
+	 */
 	k = cyclock__kernel_ns((kind & CYCLOCK__RAW) ? CLOCK_MONOTONIC_RAW : CLOCK_MONOTONIC);
-	gap_ns = ns - v.ns;
-	if (ns > k + cyclock__tol_ns(gap_ns) || k > ns + cyclock__tol_ns(gap_ns))
+	cyclock__seg_at(&v, cyclock__host.shift, cyclock_arch_counter_ordered(), &after, &frac);
+	if (ns > k + cyclock__tol_ns(ns - v.ns) || k > after + cyclock__tol_ns(after - v.ns))
 		return counter_wrong(kind, &v);
 	cyclock__try_refresh();
 	return with_offset(ns, &v, kind);

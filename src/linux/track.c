@@ -231,7 +231,7 @@ static void track_refresh(struct cyclock__track *tr, const struct cyclock__sampl
 	struct cyclock__segv cur = cyclock__seg_load(tr->tl), next;
 	uint64_t our, gap, tol, cw, T;
 	uint32_t frac;
-	bool ahead;
+	bool ahead, changed = false;
 	int64_t e;
 
 	cyclock__seg_at(&cur, cyclock__host.shift, s->cyc, &our, &frac);
@@ -260,6 +260,7 @@ static void track_refresh(struct cyclock__track *tr, const struct cyclock__sampl
 		cw = cyclock_arch_counter_ordered();
 		if ((int64_t)(cw - cur.cyc) < 0)
 			break; /* the current segment has not begun: keep its function */
+		changed = true;
 		next.cyc = next_start(&cur, cw, &next.mult_prev);
 		cyclock__seg_at(&cur, cyclock__host.shift, next.cyc, &next.ns, &next.frac);
 		next.mult = aim(tr, s, next.cyc, next.ns, next.frac, T, ahead);
@@ -273,7 +274,7 @@ static void track_refresh(struct cyclock__track *tr, const struct cyclock__sampl
 			break;
 	}
 	cyclock__publish(tr->tl, &next);
-	if ((int64_t)(cyclock_arch_counter_ordered() - next.cyc) > 0)
+	if (changed && (int64_t)(cyclock_arch_counter_ordered() - next.cyc) > 0)
 		atomic_fetch_add_explicit(&cyclock__host.late, 1, memory_order_relaxed);
 }
 
