@@ -243,8 +243,8 @@ static void print_info(double tsc_hz, double load_before)
 	       in.hz, in.hz_ppm, in.hz_hint, in.hz_source, tsc_hz,
 	       in.hz > 0 ? (tsc_hz - in.hz) / in.hz * 1e6 : 0.0);
 	printf("  mult %" PRIu32 " shift %" PRIu32 " raw_mult %" PRIu32 "; refreshes %" PRIu64
-	       ", anomalies %" PRIu64 ", late publishes %" PRIu64 "\n",
-	       in.mult, in.shift, in.raw_mult, in.refreshes, in.anomalies, in.late_publishes);
+	       ", anomalies %" PRIu64 "\n",
+	       in.mult, in.shift, in.raw_mult, in.refreshes, in.anomalies);
 	printf("  interval %.3f ms (ceiling %.3f ms); last error now %+" PRId64 " ns, raw %+" PRId64
 	       " ns; guard %" PRIu64 " ns\n",
 	       (double)in.interval_ns / 1e6, (double)in.max_interval_ns / 1e6, in.last_err_ns,

@@ -6,13 +6,14 @@
  * Nothing here is a stable interface: the layout may change with the
  * library's version.
  *
- * A timeline is a seqcount latch over two segments of a piecewise-linear
- * function of the counter, as in the engine (cyclock/latch.h), with one
- * difference: a resync may change the slope (mult), so each segment also
- * keeps the slope before its start.  A resync publishes a segment that
- * starts a little in the future (P), equal to the old one up to P: readers
- * still on the old copy and readers on the new one then compute the same
- * value for every counter value up to P, and no reader sees a step back.
+ * A timeline is a seqcount latch over two copies of a segment, a
+ * piecewise-linear function of the counter, as in the engine
+ * (cyclock/latch.h), with one difference: a resync may change the slope
+ * (mult).  It does so only where no reader of the old segment can have
+ * been: the old segment is valid up to its horizon (the end of its middle
+ * piece), and a reader past it that cannot resync itself extrapolates at a
+ * slope below any the next segment may take.  So a new segment, whenever
+ * it is published, is never below a value the old one handed out.
  */
 #ifndef CYCLOCK_HOSTED_H
 #define CYCLOCK_HOSTED_H
@@ -26,11 +27,13 @@ extern "C" {
 
 /*
  * One latch copy: 56 bytes.  A segment is three pieces of one function of
- * the counter: before P, the previous slope (mult_prev); from P for
- * stale_cyc counts, mult (the rate plus a correction toward the kernel's
- * clock); after that, mult_rate (the rate alone), so a correction is never
- * carried past the interval it was meant for, however long nobody reads.
- * The fast path covers the middle piece only.
+ * the counter: before P, the previous segment's slope (mult_prev), which
+ * reproduces it exactly there; from P for stale_cyc counts (the middle
+ * piece, up to the horizon), mult: the rate plus a correction toward the
+ * kernel's clock; after that, mult_rate, the rate alone.  The fast path
+ * covers the middle piece only.  Past the horizon the slow path resyncs,
+ * or, if another thread is resyncing, extrapolates at
+ * cyclock__mult_low(mult_rate).
  *
  * The clock at P has a fraction, frac < 2^shift, so the middle piece is
  * epoch_ns + ((cyc - P) * mult + frac) >> shift.  shift <= 32 (the library
@@ -86,6 +89,14 @@ CYCLOCK_API extern struct cyclock__timeline cyclock__mono; /* CLOCK_MONOTONIC's 
 CYCLOCK_API extern struct cyclock__timeline cyclock__raw;  /* CLOCK_MONOTONIC_RAW's */
 CYCLOCK_API extern struct cyclock__coarse cyclock__coarse;
 
+/* The slope a reader past a segment's horizon uses while another thread
+ * resyncs: 2000 ppm below the rate, below any slope the next segment takes
+ * (within 1000 ppm of a rate itself within 1000 ppm of this one). */
+static inline uint32_t cyclock__mult_low(uint32_t mult_rate)
+{
+	return mult_rate - mult_rate / 500;
+}
+
 /* Everything the fast path leaves: see src/linux/read.c. */
 CYCLOCK_API uint64_t cyclock__slow(unsigned int kind);
 CYCLOCK_API uint64_t cyclock__coarse_slow(void);
@@ -109,7 +120,6 @@ struct cyclock__info {
 	uint64_t max_interval_ns; /* its ceiling */
 	uint64_t refreshes;       /* resyncs of the MONOTONIC timeline so far */
 	uint64_t anomalies;       /* counter jumps, stalls found and recovered from */
-	uint64_t late_publishes;  /* resyncs published later than planned (see docs) */
 	int64_t last_err_ns;      /* cyclock_now() - CLOCK_MONOTONIC at the last resync */
 	int64_t raw_last_err_ns;  /* cyclock_raw() - CLOCK_MONOTONIC_RAW at the last resync */
 	uint64_t guard_ns;        /* added to the kernel's reading after an anomaly */

@@ -11,7 +11,7 @@
 static double current_hz(double *ppm)
 {
 	const struct cyclock__track *tr = &cyclock__host.raw;
-	const struct cyclock__sample *a = &cyclock__host.first_raw, *b = &tr->ring[tr->nr - 1];
+	const struct cyclock__sample *a = &cyclock__host.first_raw, *b = &tr->last;
 	double base_ns = (double)(b->ns - a->ns);
 
 	*ppm = base_ns > 0 ? ((double)(a->width + b->width) / 2 * tr->rate) / base_ns * 1e6 : 0;
@@ -48,7 +48,6 @@ void cyclock__get_info(struct cyclock__info *info)
 		info->raw_last_err_ns = cyclock__host.raw.last_err;
 	}
 	info->anomalies = atomic_load(&cyclock__host.anomalies);
-	info->late_publishes = atomic_load(&cyclock__host.late);
 	info->guard_ns = cyclock__guard_ns();
 	cyclock__writer_unlock(&cyclock__host.writer);
 }

@@ -79,8 +79,7 @@ static void setup_scale(double hz)
 
 	cyclock_calc_mult_shift(&mult, &shift, (uint64_t)hz, NSEC_PER_SEC, 4);
 	cyclock__host.shift = shift;
-	cyclock__host.ahead_cyc = (uint64_t)(CYCLOCK_AHEAD_NS * hz / 1e9) + 1;
-	cyclock__host.max_back_cyc = 2 * cyclock__host.ahead_cyc;
+	cyclock__host.max_back_cyc = (uint64_t)(CYCLOCK_MAX_BACK_NS * hz / 1e9) + 1;
 	cyclock__host.min_int_cyc = (uint64_t)(CYCLOCK_MIN_INTERVAL_NS * hz / 1e9);
 	cyclock__host.max_int_cyc = (uint64_t)(CYCLOCK_MAX_INTERVAL_NS * hz / 1e9);
 	if (cyclock__host.max_int_cyc > UINT32_MAX) /* a segment's stale_cyc is 32 bits */
@@ -103,10 +102,8 @@ static void start_timelines(double hz, const struct cyclock__sample *s0,
 	cyclock__sample(CLOCK_MONOTONIC, &sm);
 	cyclock__track_start(&cyclock__host.mono, &sm);
 	cyclock__track_start(&cyclock__host.raw, s1);
-	/* Keep the first sample, so the rate's baseline starts at init. */
-	cyclock__host.raw.ring[0] = *s0;
-	cyclock__host.raw.ring[1] = *s1;
-	cyclock__host.raw.nr = 2;
+	/* The rate's baseline starts at init's first sample. */
+	cyclock__host.raw.anchor = cyclock__host.raw.mid = *s0;
 	cyclock__host.using_counter = true;
 }
 

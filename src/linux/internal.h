@@ -20,7 +20,7 @@
 #define NSEC_PER_USEC 1000ull
 
 /* Tracking constants; docs/hosted.md explains each. */
-#define CYCLOCK_AHEAD_NS (20 * NSEC_PER_USEC)       /* a new segment starts this far ahead */
+#define CYCLOCK_MAX_BACK_NS (10 * NSEC_PER_USEC)    /* a relaxed read's reach before P */
 #define CYCLOCK_MIN_INTERVAL_NS (1000 * NSEC_PER_USEC) /* first resync interval */
 #define CYCLOCK_MAX_INTERVAL_NS (250 * NSEC_PER_USEC * 1000) /* the longest one */
 #define CYCLOCK_MAX_SLEW 1e-3                        /* frequency corrections: +-1000 ppm */
@@ -28,7 +28,6 @@
 #define CYCLOCK_GUARD_MIN_NS NSEC_PER_USEC           /* see cyclock__guard_ns() */
 #define CYCLOCK_GUARD_MAX_NS (CYCLOCK_TOL_NS / 2)
 #define CYCLOCK_GOOD_ERR_NS 250                      /* errors this small lengthen the interval */
-#define CYCLOCK_RING 8                               /* samples kept for the rate */
 #define CYCLOCK_RATE_SPAN_NS NSEC_PER_SEC            /* the rate's baseline, at most */
 
 /* One bracketed reading of a kernel clock against the counter. */
@@ -51,8 +50,9 @@ struct cyclock__track {
 	struct cyclock__timeline *tl;
 	clockid_t id;                  /* the kernel clock it follows */
 	double rate;                   /* that clock's ns per count, estimated */
-	struct cyclock__sample ring[CYCLOCK_RING];
-	unsigned int nr;               /* samples in ring[], newest last */
+	struct cyclock__sample anchor; /* the rate's baseline starts here, */
+	struct cyclock__sample mid;    /* and moves here when this is old enough, */
+	struct cyclock__sample last;   /* the newest sample */
 	uint64_t interval;             /* current resync interval, counts */
 	int64_t last_err;              /* ns, ours - kernel at the last sample */
 	uint64_t refreshes;
@@ -67,7 +67,6 @@ struct cyclock__host {
 	CYCLOCK_ATOMIC(uint32_t) pending;  /* cyclock_resync() asked while one ran */
 	CYCLOCK_ATOMIC(uint64_t) guard_ns; /* see cyclock__guard_ns() */
 	CYCLOCK_ATOMIC(uint64_t) anomalies;
-	CYCLOCK_ATOMIC(uint64_t) late;     /* segments published after their start */
 	bool using_counter;
 	bool local_percpu;
 	char why[160];                     /* why the kernel's clocks are used */
@@ -75,7 +74,7 @@ struct cyclock__host {
 	double hz_hint;
 	const char *hz_source;
 	uint32_t shift;
-	uint64_t ahead_cyc, max_back_cyc, min_int_cyc, max_int_cyc;
+	uint64_t max_back_cyc, min_int_cyc, max_int_cyc;
 	uint64_t off_real, off_boot;       /* as last published */
 	struct cyclock__sample first_raw;  /* for the frequency's uncertainty */
 	struct cyclock__track mono, raw;
@@ -105,6 +104,7 @@ struct cyclock__segv cyclock__seg_load(const struct cyclock__timeline *tl);
 void cyclock__seg_at(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc, uint64_t *ns,
 		     uint32_t *frac);
 void cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *v);
+uint64_t cyclock__seg_low(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc);
 uint64_t cyclock__tol_ns(uint64_t gap_ns);
 uint64_t cyclock__guard_ns(void);
 void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sample *s);

@@ -5,12 +5,14 @@
  * fast path's single check fails.
  *
  * The slow path, in order: initialise on first use; with no trusted
- * counter, read the kernel's clock; a counter before the segment's start
- * (a resync's new segment not begun yet, or a relaxed read that ran
- * early) converts with the previous slope; one past the resync interval
- * is checked against the kernel's clock, then triggers a resync.  A
- * counter that disagrees with the kernel beyond cyclock__tol_ns(), or is
- * far behind the segment, is not used: see counter_wrong().
+ * counter, read the kernel's clock; a counter a little before the
+ * segment's start (a relaxed read that ran early) converts with the
+ * previous slope; one past the segment's horizon is checked against the
+ * kernel's clock, then resyncs and reads again from the new segment, or,
+ * if another thread is resyncing, extrapolates at the segment's low slope
+ * (cyclock/hosted.h says why that is safe).  A counter that disagrees with
+ * the kernel beyond cyclock__tol_ns(), or is far behind the segment, is
+ * not used: see counter_wrong().
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -62,40 +64,53 @@ static uint64_t with_offset(uint64_t ns, const struct cyclock__segv *v, unsigned
 	return ns;
 }
 
-/* The counter path of the slow path: the three cases in the header comment. */
+/*
+ * Is the counter's time, at @cyc under segment @v, the kernel's within the
+ * tolerance?  The kernel's reading is bracketed by @cyc and a counter read
+ * after it, so a reader preempted in between does not take its own delay
+ * for the counter's error.
+ */
+static bool counter_agrees(const struct cyclock__segv *v, uint64_t cyc, unsigned int kind)
+{
+	uint64_t before, after, k;
+	uint32_t frac;
+
+	cyclock__seg_at(v, cyclock__host.shift, cyc, &before, &frac);
+	k = cyclock__kernel_ns((kind & CYCLOCK__RAW) ? CLOCK_MONOTONIC_RAW : CLOCK_MONOTONIC);
+	cyclock__seg_at(v, cyclock__host.shift, cyclock_arch_counter_ordered(), &after, &frac);
+	return before <= k + cyclock__tol_ns(before - v->ns) &&
+	       k <= after + cyclock__tol_ns(after - v->ns);
+}
+
+/* The counter path of the slow path: the cases in the header comment. */
 static uint64_t counter_slow(unsigned int kind)
 {
 	struct cyclock__timeline *tl = (kind & CYCLOCK__RAW) ? &cyclock__raw : &cyclock__mono;
 	struct cyclock__segv v;
-	uint64_t cyc, delta, ns, k, after;
-	uint32_t frac;
-	uint32_t seq;
+	uint64_t cyc, delta, ns;
+	uint32_t frac, seq;
 
-	do {
-		seq = cyclock__latch_begin(&tl->seq);
-		v = cyclock__seg_load(tl); /* same copy: no writer between, or we retry */
-		cyc = (kind & CYCLOCK__ORDERED) ? cyclock_arch_counter_ordered()
-						: cyclock_arch_counter();
-	} while (cyclock__latch_retry(&tl->seq, seq));
-	delta = cyc - v.cyc;
-	if ((int64_t)delta < 0 && v.cyc - cyc > cyclock__host.max_back_cyc)
-		return counter_wrong(kind, &v);
-	cyclock__seg_at(&v, cyclock__host.shift, cyc, &ns, &frac);
-	if ((int64_t)delta < 0 || delta < v.stale)
-		return with_offset(ns, &v, kind);
-
-	/*
-	 * Past the resync interval: is the counter still right?  The kernel's
-	 * reading is bracketed by the counter value converted above and one
-	 * read after it, so a reader preempted between them does not take its
-	 * own delay for the counter's error.
-	 */
-	k = cyclock__kernel_ns((kind & CYCLOCK__RAW) ? CLOCK_MONOTONIC_RAW : CLOCK_MONOTONIC);
-	cyclock__seg_at(&v, cyclock__host.shift, cyclock_arch_counter_ordered(), &after, &frac);
-	if (ns > k + cyclock__tol_ns(ns - v.ns) || k > after + cyclock__tol_ns(after - v.ns))
-		return counter_wrong(kind, &v);
-	cyclock__try_refresh();
-	return with_offset(ns, &v, kind);
+	for (;;) {
+		do {
+			seq = cyclock__latch_begin(&tl->seq);
+			v = cyclock__seg_load(tl); /* same copy, or we retry */
+			cyc = (kind & CYCLOCK__ORDERED) ? cyclock_arch_counter_ordered()
+							: cyclock_arch_counter();
+		} while (cyclock__latch_retry(&tl->seq, seq));
+		delta = cyc - v.cyc;
+		if ((int64_t)delta < 0 && v.cyc - cyc > cyclock__host.max_back_cyc)
+			return counter_wrong(kind, &v);
+		if ((int64_t)delta < 0 || delta < v.stale) {
+			cyclock__seg_at(&v, cyclock__host.shift, cyc, &ns, &frac);
+			return with_offset(ns, &v, kind);
+		}
+		/* Past the horizon. */
+		if (!counter_agrees(&v, cyc, kind))
+			return counter_wrong(kind, &v);
+		if (!cyclock__try_refresh()) /* another thread is resyncing */
+			return with_offset(cyclock__seg_low(&v, cyclock__host.shift, cyc), &v, kind);
+		/* Resynced: read again, from the new segment. */
+	}
 }
 
 uint64_t cyclock__slow(unsigned int kind)

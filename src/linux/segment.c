@@ -73,6 +73,22 @@ void cyclock__seg_at(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc
 	*frac = (uint32_t)((k << shift) - need);
 }
 
+/*
+ * What a reader past the horizon hands out while another thread resyncs:
+ * the value at the horizon, then cyclock__mult_low(mult_rate) per count.
+ * Every later segment is at least this (track.c keeps their slopes above
+ * it), so none is below a value handed out from here.
+ */
+uint64_t cyclock__seg_low(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc)
+{
+	uint64_t ns = v->ns;
+	uint32_t frac = v->frac;
+
+	forward(&ns, &frac, v->stale, v->mult, shift);
+	forward(&ns, &frac, cyc - v->cyc - v->stale, cyclock__mult_low(v->mult_rate), shift);
+	return ns;
+}
+
 static void write_copy(struct cyclock__timeline *tl, unsigned int i, const struct cyclock__segv *v)
 {
 	struct cyclock__seg *s = &tl->seg[i];

@@ -4,12 +4,14 @@
  *
  * A resync reads the counter and the kernel clock together (the tightest
  * bracket of three), compares the timeline with it, re-estimates the
- * kernel clock's rate from the samples kept, and publishes a segment that
- * starts CYCLOCK_AHEAD_NS in the future, continuing the current one
- * exactly, with a slope that reaches the kernel's projected value one
- * interval later.  The slope stays within +-CYCLOCK_MAX_SLEW of the
- * estimated rate, so corrections are slews, never steps back.  Intervals
- * start at 1 ms and double while the error stays small, up to 250 ms.
+ * kernel clock's rate from the samples kept, and, once the counter is past
+ * the current segment's horizon, publishes a segment that starts there,
+ * continuing the current one exactly, with a slope that reaches the
+ * kernel's projected value at its own horizon.  The slope stays within
+ * +-CYCLOCK_MAX_SLEW of the estimated rate and above the old segment's low
+ * slope (cyclock__mult_low()), so corrections are slews, never steps back,
+ * however late the new segment is published.  Intervals start at 1 ms and
+ * double while the error stays small, up to 250 ms.
  *
  * An error beyond cyclock__tol_ns() means the counter did something the
  * kernel's clock did not (stalled, jumped back, leaped forward): the
@@ -17,7 +19,6 @@
  * is never backwards (see cyclock__guard_ns()).
  */
 #define _GNU_SOURCE
-#include <string.h>
 
 #include "internal.h"
 
@@ -63,42 +64,32 @@ static uint32_t mult_of(double ns_per_cyc)
 	return m >= (double)UINT32_MAX ? UINT32_MAX : m <= 0 ? 0 : (uint32_t)m;
 }
 
-static void ring_push(struct cyclock__track *tr, const struct cyclock__sample *s)
-{
-	if (tr->nr == CYCLOCK_RING) {
-		memmove(&tr->ring[0], &tr->ring[1], sizeof(tr->ring[0]) * (CYCLOCK_RING - 1));
-		tr->nr--;
-	}
-	tr->ring[tr->nr++] = *s;
-}
-
 /*
- * The kernel clock's rate from the newest sample and the oldest one kept
- * within the last CYCLOCK_RATE_SPAN_NS (the one before the newest if none
- * is): long enough for the brackets' noise to average out (~20 ppb over
- * 1 s), short enough to follow the kernel when NTP changes its frequency.
- * Not before the baseline reaches 500 us: until then the initial
- * measurement is better.
+ * A new sample for the rate: the kernel clock's ns per count from the
+ * anchor to the newest sample.  The anchor is 0.5 to 1 s old (once that
+ * much has passed): long enough for the brackets' noise to average out
+ * (~20 ppb over 1 s) and for the rate not to follow every wobble of the
+ * kernel's clock, short enough to follow it when NTP changes its
+ * frequency.  However often resyncs come, the baseline stays that long.
+ * Not before it reaches 500 us: until then the initial measurement is
+ * better.  A rate beyond the slew bound from the current one means
+ * something jumped between the samples (the kernel cannot slew so fast):
+ * the baseline starts again from here.
  */
-static void ring_rate(struct cyclock__track *tr)
+static void take_rate(struct cyclock__track *tr, const struct cyclock__sample *s)
 {
-	const struct cyclock__sample *b = &tr->ring[tr->nr - 1], *a;
-	unsigned int i = 0;
 	double rate;
 
-	if (tr->nr < 2)
+	tr->last = *s;
+	if (s->ns - tr->mid.ns >= CYCLOCK_RATE_SPAN_NS / 2) {
+		tr->anchor = tr->mid;
+		tr->mid = *s;
+	}
+	if (s->ns - tr->anchor.ns < 500 * NSEC_PER_USEC)
 		return;
-	while (i < tr->nr - 2 && b->ns - tr->ring[i].ns > CYCLOCK_RATE_SPAN_NS)
-		i++;
-	a = &tr->ring[i];
-	if (b->ns - a->ns < 500 * NSEC_PER_USEC)
-		return;
-	rate = (double)(b->ns - a->ns) / (double)(b->cyc - a->cyc);
-	/* Beyond the slew bound, something jumped between the samples (the
-	 * kernel cannot slew so fast): start the estimate again from here. */
+	rate = (double)(s->ns - tr->anchor.ns) / (double)(s->cyc - tr->anchor.cyc);
 	if (rate > tr->rate * (1 + CYCLOCK_MAX_SLEW) || rate < tr->rate * (1 - CYCLOCK_MAX_SLEW)) {
-		tr->ring[0] = *b;
-		tr->nr = 1;
+		tr->anchor = tr->mid = *s;
 		return;
 	}
 	tr->rate = rate;
@@ -124,8 +115,7 @@ static void restart(struct cyclock__track *tr, const struct cyclock__sample *s, 
 	tr->interval = cyclock__host.min_int_cyc;
 	v.stale = (uint32_t)tr->interval;
 	cyclock__publish(tr->tl, &v);
-	tr->nr = 0;
-	ring_push(tr, s);
+	tr->anchor = tr->mid = tr->last = *s;
 }
 
 void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sample *s)
@@ -154,71 +144,45 @@ static void adapt_interval(struct cyclock__track *tr, uint64_t abs_err)
 /*
  * The slope from @P (where the timeline is at @vp_ns + @vp_frac) that
  * meets the kernel's projected value @T counts later, within the slew
- * bound; down to 0 (the clock stands still) when @freeze, because the
- * timeline ran ahead by more than a slew can take back.
+ * bound (ahead beyond the tolerance: as slow as allowed), and never below
+ * @low, the slope readers of the old segment may be extrapolating at.
  */
 static uint32_t aim(const struct cyclock__track *tr, const struct cyclock__sample *s, uint64_t P,
-		    uint64_t vp_ns, uint32_t vp_frac, uint64_t T, bool freeze)
+		    uint64_t vp_ns, uint32_t vp_frac, uint64_t T, bool ahead, uint32_t low)
 {
 	double tgt = (double)(int64_t)(s->ns - vp_ns) -
 		     (double)vp_frac / (double)(1ull << cyclock__host.shift) +
 		     (double)(int64_t)(P + T - s->cyc) * tr->rate;
 	double slope = tgt / (double)T;
-	double lo = freeze ? 0 : tr->rate * (1 - CYCLOCK_MAX_SLEW);
+	double lo = ahead ? 0 : tr->rate * (1 - CYCLOCK_MAX_SLEW);
 	double hi = tr->rate * (1 + CYCLOCK_MAX_SLEW);
+	uint32_t mult = mult_of(slope < lo ? lo : slope > hi ? hi : slope);
 
-	return mult_of(slope < lo ? lo : slope > hi ? hi : slope);
+	return mult < low ? low : mult;
 }
 
-/*
- * Where the next segment starts: CYCLOCK_AHEAD_NS after @cw, so that it is
- * published before any reader reaches it, but not across the end of the
- * current segment's middle piece (the new segment's backward piece has
- * one slope).  Sets the slope of the current segment just before it.
- */
-static uint64_t next_start(const struct cyclock__segv *cur, uint64_t cw, uint32_t *mult_prev)
-{
-	uint64_t P = cw + cyclock__host.ahead_cyc, end = cur->cyc + cur->stale;
-
-	if ((int64_t)(cw - end) < 0 && (int64_t)(P - end) > 0)
-		P = end;
-	*mult_prev = (int64_t)(P - end) > 0 ? cur->mult_rate : cur->mult;
-	return P;
-}
-
-/*
- * Take sample @s into the rate estimate and the interval.  Samples closer
- * than a quarter interval to the last one kept add nothing to the rate (a
- * storm of cyclock_resync() calls would only push useful ones out).
- */
+/* Take sample @s into the rate estimate and the interval. */
 static void learn(struct cyclock__track *tr, const struct cyclock__sample *s, int64_t e)
 {
-	uint64_t abs_err = (uint64_t)(e < 0 ? -e : e);
-
-	if (!tr->nr || s->cyc - tr->ring[tr->nr - 1].cyc >= tr->interval / 4)
-		ring_push(tr, s);
-	ring_rate(tr);
-	adapt_interval(tr, abs_err);
+	take_rate(tr, s);
+	adapt_interval(tr, (uint64_t)(e < 0 ? -e : e));
 	tr->last_err = e;
 }
 
 /*
  * How long the next middle piece lasts, in counts: the interval, or long
- * enough to take error @e back at half the slew bound, whichever is
- * longer (within the longest interval), so that a large error shrinks at
- * every resync however seldom they come.  Ahead beyond the tolerance: as
- * long as the clock must stand still.
+ * enough to take error @e back at half the slew bound (ahead beyond the
+ * tolerance: at the slowest slope allowed, 2000 ppm below the rate),
+ * whichever is longer, within the longest interval, so that a large
+ * error shrinks at every resync however seldom they come.
  */
 static uint64_t correction_span(const struct cyclock__track *tr, int64_t e, bool ahead)
 {
-	double abs_ns = (double)(e < 0 ? -e : e), span;
+	double abs_ns = (double)(e < 0 ? -e : e);
+	double span = abs_ns / (ahead ? 2 * CYCLOCK_MAX_SLEW : CYCLOCK_MAX_SLEW / 2) / tr->rate;
 
-	if (ahead)
-		span = abs_ns / tr->rate + 1;
-	else
-		span = abs_ns / (CYCLOCK_MAX_SLEW / 2) / tr->rate;
 	if (span < (double)tr->interval)
-		return ahead ? (uint64_t)span : tr->interval;
+		return tr->interval;
 	if (span > (double)cyclock__host.max_int_cyc)
 		return cyclock__host.max_int_cyc;
 	return (uint64_t)span;
@@ -229,15 +193,18 @@ static void track_refresh(struct cyclock__track *tr, const struct cyclock__sampl
 			  const uint64_t off[2])
 {
 	struct cyclock__segv cur = cyclock__seg_load(tr->tl), next;
-	uint64_t our, gap, tol, cw, T;
-	uint32_t frac;
-	bool ahead, changed = false;
+	uint64_t our, gap, tol, cw, end, T;
+	uint32_t frac, low;
+	bool ahead;
 	int64_t e;
 
 	cyclock__seg_at(&cur, cyclock__host.shift, s->cyc, &our, &frac);
 	e = (int64_t)(our - s->ns);
 	gap = s->cyc - cur.cyc;
-	tol = cyclock__tol_ns((int64_t)gap > 0 ? (uint64_t)((double)gap * tr->rate) : 0);
+	/* The sample's own uncertainty (its bracket) widens the tolerance: a
+	 * writer preempted while sampling must not take that for an anomaly. */
+	tol = cyclock__tol_ns((int64_t)gap > 0 ? (uint64_t)((double)gap * tr->rate) : 0) +
+	      (uint64_t)((double)s->width * tr->rate);
 	tr->refreshes++;
 	/* Past the middle piece (or before P), readers checked the counter
 	 * against the kernel too, and returned its value plus the guard. */
@@ -255,27 +222,22 @@ static void track_refresh(struct cyclock__track *tr, const struct cyclock__sampl
 	next = cur;
 	next.off_real = off[0];
 	next.off_boot = off[1];
-	T = correction_span(tr, e, ahead);
-	for (int tries = 0; tries < 4; tries++) {
-		cw = cyclock_arch_counter_ordered();
-		if ((int64_t)(cw - cur.cyc) < 0)
-			break; /* the current segment has not begun: keep its function */
-		changed = true;
-		next.cyc = next_start(&cur, cw, &next.mult_prev);
-		cyclock__seg_at(&cur, cyclock__host.shift, next.cyc, &next.ns, &next.frac);
-		next.mult = aim(tr, s, next.cyc, next.ns, next.frac, T, ahead);
-		next.mult_rate = mult_of(tr->rate);
+	cw = cyclock_arch_counter_ordered();
+	end = cur.cyc + cur.stale;
+	/* Past the horizon: every reader of the current segment is below it,
+	 * or past it at the low slope.  Before it, keep the function (a new
+	 * offset only). */
+	if ((int64_t)(cw - end) >= 0) {
+		low = cyclock__mult_low(cur.mult_rate);
+		next.cyc = cw;
+		cyclock__seg_at(&cur, cyclock__host.shift, cw, &next.ns, &next.frac);
+		next.mult_prev = cw == end ? cur.mult : cur.mult_rate;
+		T = correction_span(tr, e, ahead);
+		next.mult = aim(tr, s, cw, next.ns, next.frac, T, ahead, low);
+		next.mult_rate = mult_of(tr->rate) < low ? low : mult_of(tr->rate);
 		next.stale = (uint32_t)T;
-		/* Still well ahead of P?  Else this thread was held up since cw:
-		 * plan again from a new cw rather than publish a slope change
-		 * readers may already have gone past. */
-		if ((int64_t)(next.cyc - cyclock_arch_counter_ordered()) >
-		    (int64_t)(cyclock__host.ahead_cyc / 2))
-			break;
 	}
 	cyclock__publish(tr->tl, &next);
-	if (changed && (int64_t)(cyclock_arch_counter_ordered() - next.cyc) > 0)
-		atomic_fetch_add_explicit(&cyclock__host.late, 1, memory_order_relaxed);
 }
 
 /*

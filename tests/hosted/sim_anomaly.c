@@ -110,8 +110,7 @@ static void run_event(enum event ev, enum when when)
 	sim_start(3000000000ull, 3000000000ull, true, true);
 	warm_up(&tr, when);
 	/* Landing after the segment's start (docs/hosted.md): allowed to show. */
-	if (events[ev].jump_ns < 0 && when != AFTER_RESYNC &&
-	    (uint64_t)-events[ev].jump_ns < since_segment_start())
+	if (events[ev].jump_ns < 0 && (uint64_t)-events[ev].jump_ns < since_segment_start())
 		tr.allow_back_ns = (uint64_t)-events[ev].jump_ns;
 	anomalies = sim_info().anomalies;
 	if (events[ev].stall_ns) {

@@ -138,10 +138,9 @@ int main(int argc, char **argv)
 	after = info_now();
 	printf("stress_validate: %s\n", cyclock_describe());
 	printf("stress_validate: %lu reads, %lu bracket checks, %lu resyncs (%llu refreshes, "
-	       "%llu late publishes, %llu anomalies), %lu errors\n",
+	       "%llu anomalies), %lu errors\n",
 	       atomic_load(&reads), atomic_load(&brackets), atomic_load(&resyncs),
 	       (unsigned long long)(after.refreshes - before.refreshes),
-	       (unsigned long long)(after.late_publishes - before.late_publishes),
 	       (unsigned long long)(after.anomalies - before.anomalies), atomic_load(&errors));
 	/* A run that checked nothing proves nothing. */
 	if (!atomic_load(&reads) || !atomic_load(&brackets) || !atomic_load(&resyncs))
