@@ -214,7 +214,7 @@ static void track_refresh(struct cyclock__track *tr, const struct cyclock__sampl
 		tr->last_err = e;
 		return;
 	}
-	ahead = e > (int64_t)tol; /* values already handed out: stand still instead */
+	ahead = e > (int64_t)tol; /* values already handed out: slow down as far as allowed */
 	if (!ahead)
 		raise_guard(e);
 	learn(tr, s, e);
