@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Every clock the tool can time: cyclock's, the bare counter reads (the
+ * floors nothing can beat) and the kernel's.  Each is one expression; the
+ * macros below turn it into a reading function and two timed loops, so a
+ * loop runs exactly what a program would write (a direct call, not a call
+ * through a pointer, whose cost would be measured too).
+ *
+ * Latency loops fence after every read (lfence on x86, isb on arm64): the
+ * next read starts only when this one's result is ready, as when a program
+ * needs each timestamp before going on.  Throughput loops let reads
+ * overlap, as a loop that only stores timestamps does.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/times.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cyclock.h>
+#include <cyclock/hosted.h>
+
+#include "bench.h"
+
+_Thread_local volatile uint64_t bench_sink;
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#define SERIALIZE() __asm__ __volatile__("lfence" ::: "memory")
+#elif defined(__aarch64__)
+#define SERIALIZE() __asm__ __volatile__("isb" ::: "memory")
+#else
+#define SERIALIZE() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#endif
+
+/* ---- the floors ---- */
+#if defined(__x86_64__)
+static inline uint64_t x86_rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+
+static inline uint64_t x86_rdtscp(void)
+{
+	uint32_t lo, hi, aux;
+
+	__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+	return (uint64_t)hi << 32 | lo;
+}
+
+static inline uint64_t x86_lfence_rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+	return (uint64_t)hi << 32 | lo;
+}
+
+static bool have_rdtscp(void)
+{
+	unsigned int a, b, c, d;
+
+	return __get_cpuid(0x80000001, &a, &b, &c, &d) && (d & (1u << 27));
+}
+#elif defined(__aarch64__)
+static inline uint64_t arm_cntvct(void)
+{
+	uint64_t v;
+
+	__asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+}
+
+static inline uint64_t arm_isb_cntvct(void)
+{
+	uint64_t v;
+
+	__asm__ __volatile__("isb; mrs %0, cntvct_el0" : "=r"(v) : : "memory");
+	return v;
+}
+#endif
+
+/* ---- the kernel's clocks, converted to ns as a program would ---- */
+static inline uint64_t ts_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+}
+
+static inline uint64_t k_gettime(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts_ns(&ts);
+}
+
+static inline uint64_t k_syscall_monotonic(void)
+{
+	struct timespec ts;
+
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+	return ts_ns(&ts);
+}
+
+static inline uint64_t k_gettimeofday(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
+}
+
+/* times()'s return value: elapsed ticks of sysconf(_SC_CLK_TCK) per second. */
+static uint64_t ns_per_clk_tck = 10000000;
+
+static inline uint64_t k_times(void)
+{
+	struct tms t;
+
+	return (uint64_t)times(&t) * ns_per_clk_tck;
+}
+
+/* ---- one reading function and two loops per clock ---- */
+#define DEFINE_CLOCK(id, expr)                                               \
+	static uint64_t read_##id(void) { return (expr); }                  \
+	static double tp_##id(long calls)                                    \
+	{                                                                    \
+		uint64_t acc = 0, t0 = bench_now_ns();                       \
+		for (long i = 0; i < calls; i++)                             \
+			acc += (expr);                                       \
+		uint64_t t1 = bench_now_ns();                                \
+		bench_sink = acc;                                            \
+		return (double)(t1 - t0) / (double)calls;                    \
+	}                                                                    \
+	static double lat_##id(long calls)                                   \
+	{                                                                    \
+		uint64_t acc = 0, t0 = bench_now_ns();                       \
+		for (long i = 0; i < calls; i++) {                           \
+			acc += (expr);                                       \
+			SERIALIZE();                                         \
+		}                                                            \
+		uint64_t t1 = bench_now_ns();                                \
+		bench_sink = acc;                                            \
+		return (double)(t1 - t0) / (double)calls;                    \
+	}
+
+#define CLOCK_ENTRY(id, group, flags, follows, what)                           \
+	{ #id, BENCH_GROUP_##group, flags, follows, what, read_##id, tp_##id, lat_##id }
+
+DEFINE_CLOCK(cyclock_now, cyclock_now())
+DEFINE_CLOCK(cyclock_now_relaxed, cyclock_now_relaxed())
+DEFINE_CLOCK(cyclock_raw, cyclock_raw())
+DEFINE_CLOCK(cyclock_realtime, cyclock_realtime())
+DEFINE_CLOCK(cyclock_boottime, cyclock_boottime())
+DEFINE_CLOCK(cyclock_coarse, cyclock_coarse())
+DEFINE_CLOCK(cyclock_local, cyclock_local())
+#if defined(__x86_64__)
+DEFINE_CLOCK(rdtsc, x86_rdtsc())
+DEFINE_CLOCK(rdtscp, x86_rdtscp())
+DEFINE_CLOCK(lfence_rdtsc, x86_lfence_rdtsc())
+#elif defined(__aarch64__)
+DEFINE_CLOCK(cntvct, arm_cntvct())
+DEFINE_CLOCK(isb_cntvct, arm_isb_cntvct())
+#endif
+DEFINE_CLOCK(monotonic, k_gettime(CLOCK_MONOTONIC))
+DEFINE_CLOCK(monotonic_raw, k_gettime(CLOCK_MONOTONIC_RAW))
+DEFINE_CLOCK(realtime, k_gettime(CLOCK_REALTIME))
+DEFINE_CLOCK(boottime, k_gettime(CLOCK_BOOTTIME))
+DEFINE_CLOCK(monotonic_coarse, k_gettime(CLOCK_MONOTONIC_COARSE))
+DEFINE_CLOCK(realtime_coarse, k_gettime(CLOCK_REALTIME_COARSE))
+DEFINE_CLOCK(thread_cputime, k_gettime(CLOCK_THREAD_CPUTIME_ID))
+DEFINE_CLOCK(process_cputime, k_gettime(CLOCK_PROCESS_CPUTIME_ID))
+DEFINE_CLOCK(times, k_times())
+DEFINE_CLOCK(gettimeofday, k_gettimeofday())
+DEFINE_CLOCK(syscall_monotonic, k_syscall_monotonic())
+
+#define ORD BENCH_CLOCK_ORDERED
+static const struct bench_clock clocks[] = {
+	CLOCK_ENTRY(cyclock_now, CYCLOCK, ORD, "monotonic",
+		    "CLOCK_MONOTONIC from the counter, ordered"),
+	CLOCK_ENTRY(cyclock_now_relaxed, CYCLOCK, 0, "monotonic",
+		    "cyclock_now() unordered: monotonic per thread only"),
+	CLOCK_ENTRY(cyclock_raw, CYCLOCK, ORD, "monotonic_raw", "CLOCK_MONOTONIC_RAW"),
+	CLOCK_ENTRY(cyclock_realtime, CYCLOCK, ORD | BENCH_CLOCK_WALL, "realtime",
+		    "CLOCK_REALTIME"),
+	CLOCK_ENTRY(cyclock_boottime, CYCLOCK, ORD, "boottime", "CLOCK_BOOTTIME"),
+	CLOCK_ENTRY(cyclock_coarse, CYCLOCK, ORD, "monotonic",
+		    "cyclock_now() as a 1 ms ticker last stored it"),
+	CLOCK_ENTRY(cyclock_local, CYCLOCK, 0, "monotonic",
+		    "the kernel's local_clock(): per CPU on an unsynchronised counter"),
+#if defined(__x86_64__)
+	CLOCK_ENTRY(rdtsc, FLOOR, BENCH_CLOCK_TICKS, NULL, "the bare TSC read"),
+	CLOCK_ENTRY(rdtscp, FLOOR, BENCH_CLOCK_TICKS | ORD, NULL,
+		    "rdtscp: waits for earlier instructions"),
+	CLOCK_ENTRY(lfence_rdtsc, FLOOR, BENCH_CLOCK_TICKS | ORD, NULL,
+		    "lfence;rdtsc: the kernel's rdtsc_ordered()"),
+#elif defined(__aarch64__)
+	CLOCK_ENTRY(cntvct, FLOOR, BENCH_CLOCK_TICKS, NULL, "the bare CNTVCT_EL0 read"),
+	CLOCK_ENTRY(isb_cntvct, FLOOR, BENCH_CLOCK_TICKS | ORD, NULL,
+		    "isb; CNTVCT_EL0: the ordered read"),
+#endif
+	CLOCK_ENTRY(monotonic, KERNEL, ORD, NULL, "clock_gettime(CLOCK_MONOTONIC), the vDSO"),
+	CLOCK_ENTRY(monotonic_raw, KERNEL, ORD, NULL, "clock_gettime(CLOCK_MONOTONIC_RAW)"),
+	CLOCK_ENTRY(realtime, KERNEL, ORD | BENCH_CLOCK_WALL, NULL,
+		    "clock_gettime(CLOCK_REALTIME)"),
+	CLOCK_ENTRY(boottime, KERNEL, ORD, NULL, "clock_gettime(CLOCK_BOOTTIME)"),
+	CLOCK_ENTRY(monotonic_coarse, KERNEL, ORD, NULL,
+		    "clock_gettime(CLOCK_MONOTONIC_COARSE): the last tick"),
+	CLOCK_ENTRY(realtime_coarse, KERNEL, ORD | BENCH_CLOCK_WALL, NULL,
+		    "clock_gettime(CLOCK_REALTIME_COARSE)"),
+	CLOCK_ENTRY(thread_cputime, KERNEL,
+		    BENCH_CLOCK_CPUTIME | BENCH_CLOCK_PER_THREAD | BENCH_CLOCK_SYSCALL, NULL,
+		    "clock_gettime(CLOCK_THREAD_CPUTIME_ID)"),
+	CLOCK_ENTRY(process_cputime, KERNEL, BENCH_CLOCK_CPUTIME | BENCH_CLOCK_SYSCALL, NULL,
+		    "clock_gettime(CLOCK_PROCESS_CPUTIME_ID): sums every thread"),
+	CLOCK_ENTRY(times, KERNEL, ORD | BENCH_CLOCK_SYSCALL, NULL,
+		    "times(): elapsed clock ticks (sysconf(_SC_CLK_TCK))"),
+	CLOCK_ENTRY(gettimeofday, KERNEL, ORD | BENCH_CLOCK_WALL, NULL,
+		    "gettimeofday(): microseconds"),
+	CLOCK_ENTRY(syscall_monotonic, KERNEL, ORD | BENCH_CLOCK_SYSCALL, NULL,
+		    "CLOCK_MONOTONIC through a real system call"),
+};
+#undef ORD
+
+static void find_clk_tck(void)
+{
+	long tck = sysconf(_SC_CLK_TCK);
+
+	if (tck > 0)
+		ns_per_clk_tck = 1000000000u / (uint64_t)tck;
+}
+
+const struct bench_clock *bench_clocks(size_t *n)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, find_clk_tck);
+	*n = sizeof(clocks) / sizeof(clocks[0]);
+	return clocks;
+}
+
+const struct bench_clock *bench_clock_find(const char *name)
+{
+	size_t n;
+	const struct bench_clock *c = bench_clocks(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(c[i].name, name) == 0)
+			return &c[i];
+	return NULL;
+}
+
+/* The clock id behind a kernel clock's name, or -1. */
+static clockid_t kernel_id(const char *name)
+{
+	static const struct { const char *name; clockid_t id; } ids[] = {
+		{ "monotonic", CLOCK_MONOTONIC },
+		{ "monotonic_raw", CLOCK_MONOTONIC_RAW },
+		{ "realtime", CLOCK_REALTIME },
+		{ "boottime", CLOCK_BOOTTIME },
+		{ "monotonic_coarse", CLOCK_MONOTONIC_COARSE },
+		{ "realtime_coarse", CLOCK_REALTIME_COARSE },
+		{ "thread_cputime", CLOCK_THREAD_CPUTIME_ID },
+		{ "process_cputime", CLOCK_PROCESS_CPUTIME_ID },
+		{ "syscall_monotonic", CLOCK_MONOTONIC },
+	};
+
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		if (strcmp(ids[i].name, name) == 0)
+			return ids[i].id;
+	return -1;
+}
+
+bool bench_clock_available(const struct bench_clock *c)
+{
+	struct timespec ts;
+	clockid_t id;
+
+#if defined(__x86_64__)
+	if (strcmp(c->name, "rdtscp") == 0)
+		return have_rdtscp();
+#endif
+	id = kernel_id(c->name);
+	if (c->group == BENCH_GROUP_KERNEL && id != (clockid_t)-1)
+		return clock_gettime(id, &ts) == 0;
+	return true;
+}
+
+/* The counter's rate measured against CLOCK_MONOTONIC_RAW over 20 ms. */
+static double measure_hz(void)
+{
+	size_t n;
+	const struct bench_clock *c = bench_clocks(&n);
+	const struct bench_clock *floor = NULL;
+	uint64_t t0, c0, t1, c1;
+
+	for (size_t i = 0; i < n; i++)
+		if (c[i].group == BENCH_GROUP_FLOOR) {
+			floor = &c[i];
+			break;
+		}
+	if (!floor)
+		return 0;
+	t0 = bench_now_ns();
+	c0 = floor->read();
+	do
+		t1 = bench_now_ns();
+	while (t1 - t0 < 20000000);
+	c1 = floor->read();
+	return (double)(c1 - c0) * 1e9 / (double)(t1 - t0);
+}
+
+static double counter_hz;
+
+static void find_counter_hz(void)
+{
+	struct cyclock__info info;
+
+	cyclock__get_info(&info);
+	if (info.using_counter == CYCLOCK_USING_COUNTER && info.hz > 0)
+		counter_hz = info.hz;
+	else
+		counter_hz = measure_hz();
+}
+
+/* Found once: threads timing at once may all ask. */
+double bench_counter_hz(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, find_counter_hz);
+	return counter_hz;
+}
+
+double bench_clock_ns(const struct bench_clock *c, double delta)
+{
+	double hz;
+
+	if (!(c->flags & BENCH_CLOCK_TICKS))
+		return delta;
+	hz = bench_counter_hz();
+	return hz > 0 ? delta * 1e9 / hz : delta;
+}
+
+const char *bench_floor_ordered(void)
+{
+#if defined(__x86_64__)
+	return "lfence_rdtsc";
+#elif defined(__aarch64__)
+	return "isb_cntvct";
+#else
+	return NULL;
+#endif
+}
+
+const char *bench_floor_plain(void)
+{
+	return "monotonic";
+}

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The machine a run was measured on, recorded with every result: without
+ * it a figure cannot be compared with another machine's, kernel's or
+ * build's.  Everything comes from sysfs, /proc, uname and CPUID; what a
+ * machine does not expose is left as "unknown".
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cyclock.h>
+#include <cyclock/hosted.h>
+
+#include "bench.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+#ifndef CYCLOCK_TOOL_VERSION
+#define CYCLOCK_TOOL_VERSION "unknown"
+#endif
+#ifndef CYCLOCK_TOOL_BUILD_TYPE
+#define CYCLOCK_TOOL_BUILD_TYPE "unknown"
+#endif
+
+/* The first line of file @path, without its newline, into @buf; false
+ * (and @buf = @dflt) when it cannot be read. */
+static bool read_line(const char *path, char *buf, size_t len, const char *dflt)
+{
+	FILE *f = fopen(path, "r");
+	bool ok = f && fgets(buf, (int)len, f);
+
+	if (f)
+		fclose(f);
+	if (!ok) {
+		snprintf(buf, len, "%s", dflt);
+		return false;
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	return true;
+}
+
+/* The value of the first "@key<tabs>: value" line of /proc/cpuinfo. */
+static bool cpuinfo(const char *key, char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+	size_t klen = strlen(key);
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, key, klen) != 0 || !colon ||
+		    strspn(line + klen, " \t") != (size_t)(colon - line - (long)klen))
+			continue;
+		colon += strspn(colon + 1, " \t") + 1;
+		colon[strcspn(colon, "\n")] = '\0';
+		snprintf(buf, len, "%s", colon);
+		found = true;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* How many CPUs a sysfs list such as "0-3,8" names. */
+static int cpu_list_count(const char *list)
+{
+	int count = 0;
+
+	while (*list && isdigit((unsigned char)*list)) {
+		char *end;
+		long a = strtol(list, &end, 10), b = a;
+
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		count += (int)(b - a + 1);
+		list = *end == ',' ? end + 1 : end;
+	}
+	return count > 0 ? count : 1;
+}
+
+/* "32K", "1024K", "32768K", "8M" in bytes. */
+static long cache_size(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*end == 'K')
+		v *= 1024;
+	else if (*end == 'M')
+		v *= 1024 * 1024;
+	return v;
+}
+
+static void fill_caches(struct bench_context *ctx)
+{
+	for (int i = 0; i < 8 && ctx->n_caches < 8; i++) {
+		char path[96], level[16], type[16], size[32], shared[64];
+		struct bench_cache *c = &ctx->caches[ctx->n_caches];
+
+#define INDEX_FILE(name) (snprintf(path, sizeof(path), \
+	"/sys/devices/system/cpu/cpu0/cache/index%d/" name, i), path)
+		if (!read_line(INDEX_FILE("level"), level, sizeof(level), "") ||
+		    !read_line(INDEX_FILE("type"), type, sizeof(type), "") ||
+		    !read_line(INDEX_FILE("size"), size, sizeof(size), ""))
+			continue;
+		read_line(INDEX_FILE("shared_cpu_list"), shared, sizeof(shared), "0");
+#undef INDEX_FILE
+		c->level = atoi(level);
+		snprintf(c->type, sizeof(c->type), "%s", type);
+		c->size = cache_size(size);
+		c->num_sharing = cpu_list_count(shared);
+		ctx->n_caches++;
+	}
+}
+
+/* The hypervisor's name from CPUID's leaf 0x40000000, or the device tree
+ * and DMI elsewhere; "none" on bare metal. */
+static void fill_virtualization(struct bench_context *ctx)
+{
+	static const struct { const char *sig, *name; } known[] = {
+		{ "KVMKVMKVM", "kvm" }, { "Microsoft Hv", "hyperv" },
+		{ "VMwareVMware", "vmware" }, { "XenVMMXenVMM", "xen" },
+		{ "TCGTCGTCGTCG", "qemu-tcg" }, { "ACRNACRNACRN", "acrn" },
+		{ " lrpepyh  vr", "parallels" }, { "bhyve bhyve ", "bhyve" },
+	};
+	snprintf(ctx->virtualization, sizeof(ctx->virtualization), "none");
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned int a, b, c, d;
+	char sig[13] = { 0 };
+
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 31)))
+		return;
+	__cpuid(0x40000000, a, b, c, d);
+	memcpy(sig, &b, 4);
+	memcpy(sig + 4, &c, 4);
+	memcpy(sig + 8, &d, 4);
+	snprintf(ctx->virtualization, sizeof(ctx->virtualization), "unknown (%s)", sig);
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (strcmp(sig, known[i].sig) == 0)
+			snprintf(ctx->virtualization, sizeof(ctx->virtualization), "%s",
+				 known[i].name);
+#else
+	char vendor[64];
+
+	(void)known;
+	if (access("/sys/firmware/devicetree/base/hypervisor", F_OK) == 0)
+		snprintf(ctx->virtualization, sizeof(ctx->virtualization), "hypervisor");
+	else if (read_line("/sys/class/dmi/id/sys_vendor", vendor, sizeof(vendor), "") &&
+		 strstr(vendor, "QEMU"))
+		snprintf(ctx->virtualization, sizeof(ctx->virtualization), "qemu");
+#endif
+}
+
+static void fill_cpu(struct bench_context *ctx)
+{
+	int cpus[1024];
+	char mhz[32];
+
+	ctx->num_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	ctx->allowed_cpus = bench_allowed_cpus(cpus, 1024);
+	if (!cpuinfo("model name", ctx->cpu_model, sizeof(ctx->cpu_model)) &&
+	    !cpuinfo("uarch", ctx->cpu_model, sizeof(ctx->cpu_model)) &&
+	    !cpuinfo("CPU part", ctx->cpu_model, sizeof(ctx->cpu_model)))
+		snprintf(ctx->cpu_model, sizeof(ctx->cpu_model), "unknown");
+	if (cpuinfo("cpu MHz", mhz, sizeof(mhz)))
+		ctx->mhz_per_cpu = atof(mhz);
+	else if (read_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", mhz,
+			   sizeof(mhz), ""))
+		ctx->mhz_per_cpu = atof(mhz) / 1000;
+	read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", ctx->governor,
+		  sizeof(ctx->governor), "none");
+	ctx->cpu_scaling_enabled = strcmp(ctx->governor, "none") != 0 &&
+				   strcmp(ctx->governor, "performance") != 0;
+	fill_caches(ctx);
+	fill_virtualization(ctx);
+}
+
+static void fill_system(struct bench_context *ctx, const char *argv0)
+{
+	struct utsname u;
+	time_t now = time(NULL);
+	struct tm tm;
+	char tz[8];
+
+	localtime_r(&now, &tm);
+	strftime(ctx->date, sizeof(ctx->date), "%Y-%m-%dT%H:%M:%S", &tm);
+	/* ISO 8601 wants the offset as +hh:mm; strftime gives +hhmm. */
+	strftime(tz, sizeof(tz), "%z", &tm);
+	snprintf(ctx->date + strlen(ctx->date), sizeof(ctx->date) - strlen(ctx->date),
+		 "%.3s:%.2s", tz, tz + 3);
+	if (gethostname(ctx->host_name, sizeof(ctx->host_name)) != 0)
+		snprintf(ctx->host_name, sizeof(ctx->host_name), "unknown");
+	ctx->host_name[sizeof(ctx->host_name) - 1] = '\0';
+	snprintf(ctx->executable, sizeof(ctx->executable), "%s", argv0 ? argv0 : "cyclock");
+	if (uname(&u) == 0) {
+		snprintf(ctx->arch, sizeof(ctx->arch), "%.15s", u.machine);
+		snprintf(ctx->kernel, sizeof(ctx->kernel), "%.20s %.40s %.60s", u.sysname,
+			 u.release, u.version);
+	}
+	read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		  ctx->clocksource, sizeof(ctx->clocksource), "unknown");
+	read_line("/sys/devices/system/clocksource/clocksource0/available_clocksource",
+		  ctx->clocksources, sizeof(ctx->clocksources), "unknown");
+	if (getloadavg(ctx->load_avg, 3) != 3)
+		memset(ctx->load_avg, 0, sizeof(ctx->load_avg));
+}
+
+void bench_context_fill(struct bench_context *ctx, const char *argv0)
+{
+	struct cyclock__info info;
+
+	memset(ctx, 0, sizeof(*ctx));
+	fill_system(ctx, argv0);
+	fill_cpu(ctx);
+	snprintf(ctx->version, sizeof(ctx->version), "%s", CYCLOCK_TOOL_VERSION);
+	snprintf(ctx->build_type, sizeof(ctx->build_type), "%s", CYCLOCK_TOOL_BUILD_TYPE);
+	cyclock__get_info(&info);
+	snprintf(ctx->counter, sizeof(ctx->counter), "%s",
+		 info.using_counter == CYCLOCK_USING_COUNTER ? info.counter : "none");
+	ctx->counter_hz = bench_counter_hz();
+	snprintf(ctx->describe, sizeof(ctx->describe), "%s", cyclock_describe());
+}
+
+long bench_llc_bytes(const struct bench_context *ctx)
+{
+	long best = 0;
+	int level = 0;
+
+	for (int i = 0; i < ctx->n_caches; i++)
+		if (ctx->caches[i].level >= level && strcmp(ctx->caches[i].type, "Instruction")) {
+			level = ctx->caches[i].level;
+			best = ctx->caches[i].size;
+		}
+	return best > 0 ? best : 8L << 20;
+}

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/* The scenarios' registry and what they share: repetitions, progress,
+ * CPUs and pinning, the stopwatch and loop calibration. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+static const struct bench_scenario scenarios[] = {
+	{ "warm", "ns per call in a tight loop, throughput and latency (seed 000's warm loop)",
+	  true, bench_warm },
+	{ "cold", "one call after the caches were evicted: median and p90 (seed 000's cold loop)",
+	  true, bench_cold },
+	{ "scale", "ns per call with 1..N threads calling at once (seed 002's table)",
+	  true, bench_scale },
+	{ "falseshare",
+	  "readers of a latch-protected clock while a writer updates it: split, packed and "
+	  "lock-adjacent layouts (seeds 001, 003)",
+	  true, bench_falseshare },
+	{ "resolution", "smallest step, step histogram and stalls per clock (seed 004)",
+	  true, bench_resolution },
+	{ "warp", "two pinned threads in strict turns: backward steps between CPUs", true,
+	  bench_warp },
+	{ "ctxsw",
+	  "pipe ping-pong round trip on one CPU and across CPUs, bare and timestamped "
+	  "(seeds 001, 004)",
+	  true, bench_ctxsw },
+	{ "accuracy",
+	  "each cyclock clock against the kernel clock it follows: offsets and drift; a "
+	  "busy loop timed by every clock (seed 004)",
+	  true, bench_accuracy_run },
+};
+
+const struct bench_scenario *bench_scenarios(size_t *n)
+{
+	*n = sizeof(scenarios) / sizeof(scenarios[0]);
+	return scenarios;
+}
+
+const struct bench_scenario *bench_scenario_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
+		if (strcmp(scenarios[i].name, name) == 0)
+			return &scenarios[i];
+	return NULL;
+}
+
+bool bench_selected(const struct bench_opts *o, const char *name)
+{
+	for (size_t i = 0; i < o->n_clocks; i++)
+		if (strcmp(o->clocks[i]->name, name) == 0)
+			return true;
+	return false;
+}
+
+int bench_reps(const struct bench_opts *o, int dflt, int quick_dflt)
+{
+	if (o->repetitions > 0)
+		return o->repetitions;
+	return o->quick ? quick_dflt : dflt;
+}
+
+static bool progress_shown;
+
+void bench_progress(const struct bench_opts *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->quiet || !isatty(STDERR_FILENO))
+		return;
+	fputs("\r\033[K", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fflush(stderr);
+	progress_shown = true;
+}
+
+void bench_progress_done(const struct bench_opts *o)
+{
+	if (!progress_shown || o->quiet)
+		return;
+	fputs("\r\033[K", stderr);
+	fflush(stderr);
+	progress_shown = false;
+}
+
+int bench_allowed_cpus(int *cpus, int max)
+{
+	cpu_set_t set;
+	int n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+		if (max > 0)
+			cpus[n++] = sched_getcpu() >= 0 ? sched_getcpu() : 0;
+		return n;
+	}
+	for (int c = 0; c < CPU_SETSIZE && n < max; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	return n;
+}
+
+int bench_pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+uint64_t bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+long bench_calibrate(bench_loop_fn *fn, double target_ns)
+{
+	long calls = 64;
+
+	/* Double until a loop lasts a tenth of the target, then scale:
+	 * short enough to start fast, long enough to be timed well. */
+	for (;;) {
+		double per_call = fn(calls);
+		double total = per_call * (double)calls;
+
+		if (total >= target_ns / 10 || calls > (1L << 40)) {
+			double want = per_call > 0 ? target_ns / per_call : (double)calls;
+
+			return want < 1 ? 1 : (long)want;
+		}
+		calls *= 2;
+	}
+}
