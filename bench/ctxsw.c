@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ctxsw: what a clock costs inside a scheduler-heavy workload (seeds 001
+ * and 004).  Two processes play ping-pong over two pipes, as unixbench's
+ * context1, lmbench's lat_ctx and "perf bench sched pipe" do: the parent
+ * writes a byte, the child reads it and writes it back.  Pinned to one CPU,
+ * every round trip is two context switches; pinned to two CPUs, it is two
+ * cross-CPU wake-ups.  The primary figure is ns per round trip.
+ *
+ * The timestamped runs read a clock on each side after every read()
+ * returns, as a tracer stamps every switch, so (timestamped - bare) / 2 is
+ * what one reading costs right after a switch, with the caches the switch
+ * left behind.  Every partner (the bare one and one per clock) lives for
+ * the whole variant, and they take turns in 10 ms slices, so a machine
+ * that slows down mid-run slows them all alike.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+#define RING 256               /* timestamps kept per side: a power of two */
+#define TARGET_NS 200e6        /* one repetition of one partner */
+#define QUICK_TARGET_NS 50e6
+#define CHUNK_NS 10e6          /* the partners take turns in slices this long */
+#define BATCH 16               /* round trips between looks at the stopwatch */
+#define NOISE_LIMIT 0.25
+#define MAX_PARTNERS 65        /* the bare one and one per selectable clock */
+
+/* The clocks timed when the user named none: one of each kind (cyclock's
+ * ordered and relaxed reads, the vDSO, a real system call, a CPU-time
+ * clock), so that the default run stays within its budget. */
+static const char *const default_subset[] = {
+	"cyclock_now", "cyclock_now_relaxed", "monotonic", "syscall_monotonic",
+	"thread_cputime",
+};
+
+/* One child process and the parent's ends of its two pipes. */
+struct partner {
+	const struct bench_clock *clock; /* read at every switch; NULL: bare */
+	pid_t pid;
+	int wr;       /* parent -> child */
+	int rd;       /* child -> parent */
+	int keep;     /* the read end of parent -> child, held open: see partner_start() */
+	long rounds;  /* round trips in all repetitions */
+	double *slices;  /* ns per round trip in each slice of each repetition */
+	double *samples; /* per repetition: the median of its slices */
+};
+
+/* One byte through @fd, in (@out false) or out; whether it went. */
+static bool xfer(int fd, char *b, bool out)
+{
+	ssize_t r;
+
+	do
+		r = out ? write(fd, b, 1) : read(fd, b, 1);
+	while (r < 0 && errno == EINTR);
+	return r == 1;
+}
+
+/*
+ * The child: answer every byte until the pipe closes.  It only reads,
+ * writes, reads clocks and _exit()s (no stdio, no atexit handlers of the
+ * parent's), which is what is safe after fork() in a process with other
+ * threads.  Its alarm is the backstop against a parent that stopped
+ * answering: the child dies, and its end of the pipe closing ends the
+ * parent's read.
+ */
+static _Noreturn void child_loop(int rd, int wr, int cpu, const struct bench_clock *c,
+				 unsigned int timeout_s)
+{
+	uint64_t ring[RING] = { 0 }, sum = 0;
+	unsigned long i = 0;
+	char b;
+
+	alarm(timeout_s);
+	if (bench_pin(cpu) != 0)
+		_exit(2);
+	while (xfer(rd, &b, false)) {
+		if (c)
+			ring[i++ & (RING - 1)] = c->read();
+		if (!xfer(wr, &b, true))
+			break;
+	}
+	for (int k = 0; k < RING; k++)
+		sum += ring[k];
+	bench_sink = sum;
+	_exit(0);
+}
+
+/* In a new child: closes the parent's ends of the pipes to the @n
+ * partners started before, or each would keep the others' pipes open and
+ * none would see the end of its file. */
+static void close_others(const struct partner *others, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		close(others[i].wr);
+		close(others[i].rd);
+		close(others[i].keep);
+	}
+}
+
+/*
+ * Forks the child of @p, pinned to @cpu; @others are the partners started
+ * before.  The parent keeps the read end of its own pipe to the child
+ * open: a pipe with a reader never raises SIGPIPE, so a child that died
+ * makes the parent's next read() see the end of the file instead of
+ * killing the tool.  The child closes that pipe's write end, or it would
+ * never see the end of the file itself.
+ */
+static int partner_start(struct partner *p, const struct partner *others, size_t n_others,
+			 int cpu, unsigned int timeout_s)
+{
+	int down[2], up[2];
+
+	if (pipe2(down, O_CLOEXEC) != 0)
+		return -1;
+	if (pipe2(up, O_CLOEXEC) != 0) {
+		close(down[0]);
+		close(down[1]);
+		return -1;
+	}
+	p->pid = fork();
+	if (p->pid == 0) {
+		close(down[1]);
+		close(up[0]);
+		close_others(others, n_others);
+		child_loop(down[0], up[1], cpu, p->clock, timeout_s);
+	}
+	close(up[1]);
+	if (p->pid < 0) {
+		close(down[0]);
+		close(down[1]);
+		close(up[0]);
+		return -1;
+	}
+	p->wr = down[1];
+	p->keep = down[0];
+	p->rd = up[0];
+	return 0;
+}
+
+/* Closes the pipes, which ends the child, and reaps it: after a second
+ * of waiting, with SIGKILL.  Returns the child's wait status or -1. */
+static int partner_stop(struct partner *p)
+{
+	struct timespec ms = { 0, 1000000 };
+	int status = -1;
+
+	if (p->pid <= 0)
+		return -1;
+	close(p->wr);
+	close(p->rd);
+	close(p->keep);
+	for (int i = 0; i < 1000; i++) {
+		pid_t r = waitpid(p->pid, &status, WNOHANG);
+
+		if (r == p->pid || (r < 0 && errno != EINTR)) {
+			p->pid = 0;
+			return r > 0 ? status : -1;
+		}
+		nanosleep(&ms, NULL);
+	}
+	kill(p->pid, SIGKILL);
+	while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	p->pid = 0;
+	return -1;
+}
+
+/*
+ * Round trips with @p's child, in batches of BATCH, until @span_ns have
+ * passed: every partner gets the same time, whatever its speed, with no
+ * calibration to go stale when the machine's load changes.  Adds the
+ * round trips to *@rounds; returns the ns they took, or -1 when the child
+ * is gone.
+ */
+static double ping_for(const struct partner *p, double span_ns, long *rounds)
+{
+	uint64_t ring[RING] = { 0 }, sum = 0, t0 = bench_now_ns(), t1;
+	unsigned long i = 0;
+	char b = 0;
+
+	do {
+		for (int k = 0; k < BATCH; k++, i++) {
+			if (!xfer(p->wr, &b, true) || !xfer(p->rd, &b, false))
+				return -1;
+			if (p->clock)
+				ring[i & (RING - 1)] = p->clock->read();
+		}
+		t1 = bench_now_ns();
+	} while ((double)(t1 - t0) < span_ns);
+	for (int k = 0; k < RING; k++)
+		sum += ring[k];
+	bench_sink = sum;
+	*rounds += (long)i;
+	return (double)(t1 - t0);
+}
+
+/*
+ * Fills @v[1..] with the clocks to time after the bare partner v[0];
+ * returns how many partners in all.  Without --clocks, only
+ * default_subset is timed.
+ * cyclock_coarse() is left out: in a
+ * forked child its first call starts a ticker thread of the child's own,
+ * which would wake every millisecond on the measured CPU and time another
+ * workload.  Every other clock is read once here, before any fork, so
+ * that the library's first-call initialisation (and its threads) happens
+ * in the parent and never in a child.
+ */
+static size_t pick_partners(const struct bench_opts *o, struct partner *v)
+{
+	size_t n = 1;
+
+	memset(&v[0], 0, sizeof(v[0]));
+	for (size_t i = 0; i < o->n_clocks; i++) {
+		const struct bench_clock *c = o->clocks[i];
+		bool want = o->clocks_given;
+
+		for (size_t k = 0; !want && k < sizeof(default_subset) / sizeof(*default_subset);
+		     k++)
+			want = strcmp(c->name, default_subset[k]) == 0;
+		if (want && strcmp(c->name, "cyclock_coarse") != 0) {
+			bench_sink = c->read();
+			memset(&v[n], 0, sizeof(v[n]));
+			v[n++].clock = c;
+		}
+	}
+	return n;
+}
+
+/* The median of @a[i] - @b[i] (of @a[i] when @b is NULL), i < @n; NAN
+ * when out of memory. */
+static double median(const double *a, const double *b, size_t n)
+{
+	double *d = malloc((n ? n : 1) * sizeof(*d)), m;
+
+	if (!d || n == 0) {
+		free(d);
+		return NAN;
+	}
+	for (size_t i = 0; i < n; i++)
+		d[i] = a[i] - (b ? b[i] : 0);
+	bench_sort(d, n);
+	m = bench_quantile(d, n, 0.5);
+	free(d);
+	return m;
+}
+
+/* The results; a clock's cost per switch is half the median difference
+ * between its slices and the bare partner's, slice by slice. */
+static int add_results(struct bench_run *run, const char *variant, const struct partner *v,
+		       size_t n, int reps, long chunks)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *clock = v[i].clock ? v[i].clock->name : "";
+		struct bench_result *r = bench_run_add(run, "ctxsw", clock, variant, 0,
+						       v[i].rounds / reps, v[i].samples,
+						       (size_t)reps, NOISE_LIMIT);
+
+		if (!r)
+			return -1;
+		if (r->st.median > 0) {
+			bench_result_extra(r, "switch_ns", r->st.median / 2);
+			bench_result_extra(r, "switches_per_s", 2e9 / r->st.median);
+		}
+		if (i > 0)
+			bench_result_extra(r, "clock_cost_ns",
+					   median(v[i].slices, v[0].slices,
+						  (size_t)(reps * chunks)) / 2);
+	}
+	return 0;
+}
+
+/* Starts the @n partners' children on @cpu; -1 after saying why. */
+static int start_all(struct partner *v, size_t n, int cpu, int reps, long chunks)
+{
+	double planned_s = (double)n * ((double)reps + 0.5) * (double)chunks * CHUNK_NS / 1e9;
+	unsigned int timeout_s = (unsigned int)(30 + 10 * planned_s);
+
+	for (size_t i = 0; i < n; i++) {
+		v[i].samples = calloc((size_t)reps, sizeof(double));
+		v[i].slices = calloc((size_t)reps * (size_t)chunks, sizeof(double));
+		if (!v[i].samples || !v[i].slices) {
+			fprintf(stderr, "cyclock: ctxsw: out of memory\n");
+			return -1;
+		}
+		if (partner_start(&v[i], v, i, cpu, timeout_s) != 0) {
+			fprintf(stderr, "cyclock: ctxsw: cannot start a child: %s\n",
+				strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Ends every child that was started; -1 when one did not end well.
+ * @quiet: an error was reported already. */
+static int stop_all(struct partner *v, size_t n, bool quiet)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int status;
+
+		if (v[i].pid <= 0)
+			continue;
+		status = partner_stop(&v[i]);
+		if (status != 0 && !quiet && ret == 0) {
+			fprintf(stderr, "cyclock: ctxsw: a child process ended badly (status %d)\n",
+				status);
+			ret = -1;
+		}
+	}
+	return ret;
+}
+
+/*
+ * One repetition: the partners take turns in slices of about CHUNK_NS, so
+ * that a slow moment of the machine falls on all of them alike, and each
+ * round of slices starts with the next partner, so that none always
+ * follows the same other.  A repetition's figure is the median of its
+ * slices: a slice in which another program held the CPU for its whole
+ * time slice does not move it.
+ */
+static int one_rep(struct partner *v, size_t n, int rep, long chunks)
+{
+	for (long k = 0; k < chunks; k++)
+		for (size_t j = 0; j < n; j++) {
+			struct partner *p = &v[(j + (size_t)k + (size_t)rep) % n];
+			long rounds = 0;
+			double t = ping_for(p, CHUNK_NS, &rounds);
+
+			if (t < 0)
+				return -1;
+			p->slices[rep * chunks + k] = t / (double)rounds;
+			p->rounds += rounds;
+		}
+	for (size_t i = 0; i < n; i++)
+		v[i].samples[rep] = median(v[i].slices + rep * chunks, NULL, (size_t)chunks);
+	return 0;
+}
+
+/* Warms every partner up (page faults, caches, the scheduler's view of
+ * the pair), then runs the repetitions. */
+static int measure(const struct bench_opts *o, const char *variant, struct partner *v,
+		   size_t n, int reps, long chunks)
+{
+	long warm = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (ping_for(&v[i], (double)chunks * CHUNK_NS / 10, &warm) < 0)
+			return -1;
+	for (int rep = 0; rep < reps; rep++) {
+		bench_progress(o, "ctxsw: %s, repetition %d/%d", variant, rep + 1, reps);
+		if (one_rep(v, n, rep, chunks) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* One variant: this thread on @cpu_a, every child on @cpu_b. */
+static int run_variant(const struct bench_opts *o, struct bench_run *run, const char *variant,
+		       int cpu_a, int cpu_b)
+{
+	struct partner v[MAX_PARTNERS];
+	size_t n = pick_partners(o, v);
+	int reps = bench_reps(o, 5, 2), err;
+	long chunks = (long)((o->quick ? QUICK_TARGET_NS : TARGET_NS) / CHUNK_NS);
+
+	if (bench_pin(cpu_a) != 0) {
+		fprintf(stderr, "cyclock: ctxsw: cannot pin to CPU %d\n", cpu_a);
+		return -1;
+	}
+	err = start_all(v, n, cpu_b, reps, chunks);
+	if (!err && measure(o, variant, v, n, reps, chunks) != 0) {
+		fprintf(stderr, "cyclock: ctxsw: a child process stopped answering\n");
+		err = -1;
+	}
+	/* Every child is ended and reaped before the results are kept. */
+	if (stop_all(v, n, err != 0) != 0)
+		err = -1;
+	if (!err)
+		err = add_results(run, variant, v, n, reps, chunks);
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].samples);
+		free(v[i].slices);
+	}
+	return err;
+}
+
+int bench_ctxsw(const struct bench_opts *o, struct bench_run *run)
+{
+	int cpus[2], n_cpus = bench_allowed_cpus(cpus, 2), err;
+	cpu_set_t saved;
+	bool restore;
+
+	if (n_cpus < 1) {
+		fprintf(stderr, "cyclock: ctxsw: no CPU to run on\n");
+		return -1;
+	}
+	/* Pinning is this thread's, and threads started later inherit it:
+	 * put back what the tool had. */
+	restore = pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved) == 0;
+	err = run_variant(o, run, "same_cpu", cpus[0], cpus[0]);
+	if (!err && n_cpus >= 2)
+		err = run_variant(o, run, "cross_cpu", cpus[0], cpus[1]);
+	else if (!err)
+		fprintf(stderr, "cyclock: ctxsw: one CPU allowed: no cross_cpu figures\n");
+	if (restore)
+		pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
+	bench_progress_done(o);
+	return err;
+}
