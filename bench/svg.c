@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The SVG writer behind "cyclock plot" (see svg.h).  Charts draw into a
+ * body stream at absolute coordinates; svg_finish() wraps the body once
+ * its height is known, so that the viewBox fits what was drawn.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+#include "svg.h"
+
+#define LABEL_X 8.0     /* left edge of the row labels */
+#define PLOT_X0 200.0   /* left edge of the plotting area */
+#define PLOT_X1 690.0   /* right edge; the value labels follow it */
+
+static const char *const palette[] = {
+	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+	"#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+};
+
+const char *svg_colour(size_t n)
+{
+	return palette[n % (sizeof(palette) / sizeof(palette[0]))];
+}
+
+/* How many bytes the UTF-8 sequence at @p takes, or 0 when it is not one. */
+static size_t utf8_len(const unsigned char *p)
+{
+	size_t n = *p >= 0xf0 && *p < 0xf5 ? 4 : *p >= 0xe0 ? 3 : *p >= 0xc2 ? 2 : 0;
+
+	for (size_t i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+void svg_escape(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t n = *p < 0x80 ? 1 : utf8_len(p);
+
+		if (*p == '&')
+			fputs("&amp;", f);
+		else if (*p == '<')
+			fputs("&lt;", f);
+		else if (*p == '>')
+			fputs("&gt;", f);
+		else if (*p == '"')
+			fputs("&quot;", f);
+		else if (*p == '\'')
+			fputs("&apos;", f);
+		else if (n == 0 || (*p < 0x20 && *p != '\t' && *p != '\n'))
+			fputc('?', f); /* XML 1.0 has no way to write these */
+		else
+			fwrite(p, 1, n, f);
+		p += n ? n : 1;
+	}
+}
+
+void svg_text(struct svg *s, double x, double y, const char *cls, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(s->f, "<text x=\"%.1f\" y=\"%.1f\"", x, y);
+	if (cls)
+		fprintf(s->f, " class=\"%s\"", cls);
+	fputc('>', s->f);
+	svg_escape(s->f, buf);
+	fputs("</text>\n", s->f);
+}
+
+void svg_rect(struct svg *s, double x, double y, double w, double h, const char *fill,
+	      double opacity, const char *tip)
+{
+	fprintf(s->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"",
+		x, y, w > 0 ? w : 0, h > 0 ? h : 0, fill);
+	if (opacity < 1)
+		fprintf(s->f, " fill-opacity=\"%.2f\"", opacity);
+	if (!tip) {
+		fputs("/>\n", s->f);
+		return;
+	}
+	fputs("><title>", s->f);
+	svg_escape(s->f, tip);
+	fputs("</title></rect>\n", s->f);
+}
+
+void svg_line(struct svg *s, double x1, double y1, double x2, double y2, const char *cls)
+{
+	fprintf(s->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"%s\"/>\n",
+		x1, y1, x2, y2, cls);
+}
+
+int svg_finish(FILE *out, double height, const char *title, const char *body, size_t len)
+{
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" "
+		"width=\"%.0f\" height=\"%.0f\">\n<title>", SVG_WIDTH, height, SVG_WIDTH, height);
+	svg_escape(out, title);
+	/* Generic font families only: a standalone file can rely on nothing else. */
+	fputs("</title>\n<style>\n"
+	      "text { font-family: sans-serif; font-size: 12px; fill: #222; }\n"
+	      ".title { font-size: 17px; font-weight: bold; }\n"
+	      ".head { font-size: 14px; font-weight: bold; }\n"
+	      ".small { font-size: 10.5px; fill: #555; }\n"
+	      ".group { font-weight: bold; fill: #555; }\n"
+	      ".end { text-anchor: end; }\n"
+	      ".mid { text-anchor: middle; }\n"
+	      ".grid { stroke: #e3e3e3; stroke-width: 1; }\n"
+	      ".axis { stroke: #888; stroke-width: 1; }\n"
+	      "</style>\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n", out);
+	fwrite(body, 1, len, out);
+	fputs("</svg>\n", out);
+	return fflush(out) || ferror(out) ? -1 : 0;
+}
+
+/* ---- axes ---- */
+
+void svg_axis_fit(struct svg_axis *a, double vmin, double vmax, bool log, double p0, double p1)
+{
+	a->log = log;
+	a->p0 = p0;
+	a->p1 = p1;
+	if (log) {
+		a->lo = pow(10, floor(log10(vmin)));
+		a->hi = pow(10, ceil(log10(vmax)));
+		if (a->hi <= a->lo)
+			a->hi = a->lo * 10;
+		return;
+	}
+	a->lo = 0;
+	a->hi = vmax > 0 ? vmax : 1;
+	/* Round up to 1, 2 or 5 times a power of ten, for round grid lines. */
+	for (double step = pow(10, floor(log10(a->hi))); ; step *= 10) {
+		if (a->hi <= step) { a->hi = step; break; }
+		if (a->hi <= 2 * step) { a->hi = 2 * step; break; }
+		if (a->hi <= 5 * step) { a->hi = 5 * step; break; }
+	}
+}
+
+double svg_axis_at(const struct svg_axis *a, double v)
+{
+	double f;
+
+	if (a->log)
+		f = v > 0 ? log10(v / a->lo) / log10(a->hi / a->lo) : 0;
+	else
+		f = (v - a->lo) / (a->hi - a->lo);
+	f = f < 0 ? 0 : f > 1 ? 1 : f;
+	return a->p0 + f * (a->p1 - a->p0);
+}
+
+/* A tick's label: round values as one would say them ("1 ns", "100 us"). */
+static void tick_label(char *buf, size_t len, double v)
+{
+	static const char *const units[] = { "ns", "us", "ms", "s" };
+	size_t u = 0;
+
+	while (fabs(v) >= 1000 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, len, "%.3g %s", v, units[u]);
+}
+
+/* Grid lines and labels of @a, an x axis between @top and @bottom: every
+ * decade in log scale, five steps in linear. */
+static void x_grid(struct svg *s, const struct svg_axis *a, double top, double bottom)
+{
+	char buf[32];
+	int steps = a->log ? (int)lround(log10(a->hi / a->lo)) : 5;
+
+	for (int i = 0; i <= steps; i++) {
+		double v = a->log ? a->lo * pow(10, i) : a->hi * i / steps;
+		double x = svg_axis_at(a, v);
+
+		svg_line(s, x, top, x, bottom, "grid");
+		tick_label(buf, sizeof(buf), v);
+		svg_text(s, x, bottom + 14, "small mid", "%s", buf);
+	}
+	svg_line(s, a->p0, bottom, a->p1, bottom, "axis");
+}
+
+/* The same for a y axis between @left and @right. */
+static void y_grid(struct svg *s, const struct svg_axis *a, double left, double right)
+{
+	char buf[32];
+	int steps = a->log ? (int)lround(log10(a->hi / a->lo)) : 5;
+
+	for (int i = 0; i <= steps; i++) {
+		double v = a->log ? a->lo * pow(10, i) : a->hi * i / steps;
+		double y = svg_axis_at(a, v);
+
+		svg_line(s, left, y, right, y, "grid");
+		tick_label(buf, sizeof(buf), v);
+		svg_text(s, left - 6, y + 4, "small end", "%s", buf);
+	}
+	svg_line(s, left, a->p0, left, a->p1, "axis");
+}
+
+/* A swatch and a name, for legends; returns where the next one goes. */
+static double legend_item(struct svg *s, double x, double y, const char *colour,
+			  double opacity, const char *name)
+{
+	svg_rect(s, x, y - 9, 12, 10, colour, opacity, NULL);
+	svg_text(s, x + 16, y, NULL, "%s", name);
+	return x + 28 + 7.0 * (double)strlen(name);
+}
+
+/* ---- horizontal bars ---- */
+
+#define BAR_H 13.0
+#define BAR2_H 8.0
+
+static double hbar_row(const struct svg_hbars *c)
+{
+	return c->series[1] ? BAR_H + BAR2_H + 7 : BAR_H + 6;
+}
+
+static bool new_group(const struct svg_hbars *c, size_t i)
+{
+	const char *g = c->bars[i].group;
+
+	return g && (i == 0 || !c->bars[i - 1].group || strcmp(g, c->bars[i - 1].group));
+}
+
+static void hbar_range(const struct svg_hbars *c, double *vmin, double *vmax)
+{
+	*vmin = INFINITY;
+	*vmax = 0;
+	for (size_t i = 0; i < c->n; i++)
+		for (int k = 0; k < 2; k++) {
+			double v = c->bars[i].v[k];
+
+			if (v > 0 && v < *vmin)
+				*vmin = v;
+			if (v > 0 && v > *vmax)
+				*vmax = v;
+		}
+	if (*vmax <= 0)
+		*vmin = *vmax = 1;
+}
+
+static void hbar_one(struct svg *s, const struct svg_axis *a, const struct svg_bar *b,
+		     int k, double y, double h)
+{
+	char val[32], tip[128];
+	double x;
+
+	if (!(b->v[k] > 0))
+		return;
+	x = svg_axis_at(a, b->v[k]);
+	bench_fmt_ns(val, sizeof(val), b->v[k]);
+	snprintf(tip, sizeof(tip), "%s: %s%s", b->label, val, b->noisy ? " (noisy)" : "");
+	svg_rect(s, a->p0, y, x - a->p0, h, b->colour, k ? 0.45 : 1, tip);
+	svg_text(s, x + 4, y + h - 2, k ? "small" : NULL, "%s%s", val, b->noisy ? " ~" : "");
+}
+
+double svg_draw_hbars(struct svg *s, double y, const struct svg_hbars *c)
+{
+	struct svg_axis a;
+	double vmin, vmax, row = hbar_row(c), top = y + (c->series[1] ? 52 : 34), bottom = top;
+
+	for (size_t i = 0; i < c->n; i++)
+		bottom += row + (new_group(c, i) ? 18 : 0);
+	hbar_range(c, &vmin, &vmax);
+	svg_axis_fit(&a, vmin, vmax, true, PLOT_X0, PLOT_X1);
+	svg_text(s, LABEL_X, y + 18, "head", "%s", c->title);
+	if (c->series[1]) {
+		double x = legend_item(s, PLOT_X0, y + 36, "#555", 1, c->series[0]);
+
+		legend_item(s, x, y + 36, "#555", 0.45, c->series[1]);
+	}
+	x_grid(s, &a, top - 4, bottom + 2);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct svg_bar *b = &c->bars[i];
+
+		if (new_group(c, i)) {
+			svg_text(s, LABEL_X, top + 13, "group", "%s", b->group);
+			top += 18;
+		}
+		svg_text(s, PLOT_X0 - 8, top + BAR_H - 2, "end", "%s", b->label);
+		hbar_one(s, &a, b, 0, top, BAR_H);
+		if (c->series[1])
+			hbar_one(s, &a, b, 1, top + BAR_H + 1, BAR2_H);
+		top += row;
+	}
+	svg_text(s, (PLOT_X0 + PLOT_X1) / 2, bottom + 32, "small mid", "%s", c->caption);
+	return bottom + 48 - y;
+}
+
+/* ---- lines ---- */
+
+#define LINES_X0 80.0
+#define LINES_X1 590.0
+#define LINES_H 220.0
+
+/* The x axis: log2 of the thread counts, a tick at each count present. */
+static void lines_x(struct svg *s, const struct svg_lines *c, struct svg_axis *a, double bottom)
+{
+	double lo = INFINITY, hi = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		for (size_t k = 0; k < c->s[i].n; k++) {
+			lo = fmin(lo, c->s[i].x[k]);
+			hi = fmax(hi, c->s[i].x[k]);
+		}
+	a->log = false;
+	a->lo = log2(lo) - (hi > lo ? 0 : 1);
+	a->hi = log2(hi) + (hi > lo ? 0 : 1);
+	a->p0 = LINES_X0 + 12;
+	a->p1 = LINES_X1 - 12;
+	svg_line(s, LINES_X0, bottom, LINES_X1, bottom, "axis");
+	for (size_t i = 0; i < c->n; i++)
+		for (size_t k = 0; k < c->s[i].n; k++) {
+			double x = svg_axis_at(a, log2(c->s[i].x[k]));
+
+			svg_line(s, x, bottom, x, bottom + 4, "axis");
+			svg_text(s, x, bottom + 16, "small mid", "%g", c->s[i].x[k]);
+		}
+}
+
+static void lines_range(const struct svg_lines *c, double *vmin, double *vmax)
+{
+	*vmin = INFINITY;
+	*vmax = 0;
+	for (size_t i = 0; i < c->n; i++)
+		for (size_t k = 0; k < c->s[i].n; k++)
+			if (c->s[i].y[k] > 0) {
+				*vmin = fmin(*vmin, c->s[i].y[k]);
+				*vmax = fmax(*vmax, c->s[i].y[k]);
+			}
+	if (*vmax <= 0)
+		*vmin = *vmax = 1;
+}
+
+static void lines_one(struct svg *s, const struct svg_series *l, const struct svg_axis *ax,
+		      const struct svg_axis *ay, const char *colour)
+{
+	char val[32], tip[128];
+
+	fprintf(s->f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", colour);
+	for (size_t k = 0; k < l->n; k++)
+		fprintf(s->f, "%s%.1f,%.1f", k ? " " : "", svg_axis_at(ax, log2(l->x[k])),
+			svg_axis_at(ay, l->y[k]));
+	fputs("\"/>\n", s->f);
+	for (size_t k = 0; k < l->n; k++) {
+		bench_fmt_ns(val, sizeof(val), l->y[k]);
+		fprintf(s->f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>",
+			svg_axis_at(ax, log2(l->x[k])), svg_axis_at(ay, l->y[k]), colour);
+		snprintf(tip, sizeof(tip), "%s, %g threads: %s", l->label, l->x[k], val);
+		svg_escape(s->f, tip);
+		fputs("</title></circle>\n", s->f);
+	}
+}
+
+double svg_draw_lines(struct svg *s, double y, const struct svg_lines *c)
+{
+	struct svg_axis ax, ay;
+	double vmin, vmax, top = y + 40, bottom = y + 40 + LINES_H;
+	bool log;
+
+	lines_range(c, &vmin, &vmax);
+	/* A system call beside a 10-ns read flattens the reads in linear scale. */
+	log = vmax / vmin > 20;
+	svg_axis_fit(&ay, vmin, vmax, log, bottom, top);
+	svg_text(s, LABEL_X, y + 18, "head", "%s", c->title);
+	y_grid(s, &ay, LINES_X0, LINES_X1);
+	lines_x(s, c, &ax, bottom);
+	for (size_t i = 0; i < c->n; i++) {
+		double ly = top + 4 + 18.0 * (double)i;
+
+		lines_one(s, &c->s[i], &ax, &ay, svg_colour(i));
+		svg_rect(s, LINES_X1 + 16, ly - 9, 12, 10, svg_colour(i), 1, NULL);
+		svg_text(s, LINES_X1 + 32, ly, NULL, "%s", c->s[i].label);
+	}
+	svg_text(s, (LINES_X0 + LINES_X1) / 2, bottom + 32, "small mid", "%s; ns per call, %s",
+		 c->xlabel, log ? "log scale (each grid line 10x)" : "linear scale");
+	bottom = fmax(bottom, top + 18.0 * (double)c->n);
+	return bottom + 48 - y;
+}
+
+/* ---- histograms ---- */
+
+#define HIST_ROW 56.0
+#define HIST_BAR_W 10.0
+
+static void hist_one(struct svg *s, const struct svg_hist *h, const struct svg_axis *a,
+		     double top, const char *colour)
+{
+	double max = 0, total = 0;
+	char val[32], tip[128];
+
+	for (size_t k = 0; k < h->n; k++) {
+		max = fmax(max, h->count[k]);
+		total += h->count[k];
+	}
+	svg_text(s, PLOT_X0 - 8, top + HIST_ROW / 2 + 4, "end", "%s", h->label);
+	for (size_t k = 0; k < h->n && max > 0; k++) {
+		double bh = (HIST_ROW - 12) * h->count[k] / max;
+		double x = svg_axis_at(a, h->at[k]);
+
+		bench_fmt_ns(val, sizeof(val), h->at[k]);
+		snprintf(tip, sizeof(tip), "%s: %.1f%% of steps at %s", h->label,
+			 100 * h->count[k] / total, val);
+		svg_rect(s, x - HIST_BAR_W / 2, top + HIST_ROW - 6 - bh, HIST_BAR_W, bh, colour, 1,
+			 tip);
+	}
+	svg_line(s, PLOT_X0, top + HIST_ROW - 6, PLOT_X1, top + HIST_ROW - 6, "grid");
+}
+
+double svg_draw_hists(struct svg *s, double y, const struct svg_hists *c)
+{
+	struct svg_axis a;
+	double vmin = INFINITY, vmax = 0, top = y + 30, bottom = top + HIST_ROW * (double)c->n;
+
+	for (size_t i = 0; i < c->n; i++)
+		for (size_t k = 0; k < c->h[i].n; k++)
+			if (c->h[i].at[k] > 0) {
+				vmin = fmin(vmin, c->h[i].at[k]);
+				vmax = fmax(vmax, c->h[i].at[k]);
+			}
+	if (vmax <= 0)
+		vmin = vmax = 1;
+	svg_axis_fit(&a, vmin, vmax, true, PLOT_X0 + HIST_BAR_W, PLOT_X1);
+	svg_text(s, LABEL_X, y + 18, "head", "%s", c->title);
+	x_grid(s, &a, top, bottom);
+	for (size_t i = 0; i < c->n; i++)
+		hist_one(s, &c->h[i], &a, top + HIST_ROW * (double)i, svg_colour(i));
+	svg_text(s, (PLOT_X0 + PLOT_X1) / 2, bottom + 32, "small mid", "%s", c->caption);
+	return bottom + 48 - y;
+}

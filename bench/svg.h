@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A small SVG writer for "cyclock plot": primitives that escape every
+ * string they are given, axes in linear or log scale, and three charts
+ * (horizontal bars, lines, histograms) that each draw at a given height
+ * and say how much room they took, so that a picture is a stack of them.
+ * The output is standalone: no script, no external font or file.
+ */
+#ifndef CYCLOCK_BENCH_SVG_H
+#define CYCLOCK_BENCH_SVG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define SVG_WIDTH 800.0
+
+struct svg {
+	FILE *f; /* the body; svg_finish() puts the header around it */
+};
+
+/* Writes @s to @f with &, <, >, " and ' escaped, and any byte that XML
+ * forbids (control characters, invalid UTF-8 left as is) replaced by '?'. */
+void svg_escape(FILE *f, const char *s);
+/* <text> at (@x, @y) of class @cls (space-separated; NULL: none). */
+void svg_text(struct svg *s, double x, double y, const char *cls, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* A rectangle filled with @fill, with @tip as its tooltip (NULL: none). */
+void svg_rect(struct svg *s, double x, double y, double w, double h, const char *fill,
+	      double opacity, const char *tip);
+void svg_line(struct svg *s, double x1, double y1, double x2, double y2, const char *cls);
+/* Writes the document (header, style, @title, body @body[0..len)) to @out.
+ * 0, or -1 when @out reports an error. */
+int svg_finish(FILE *out, double height, const char *title, const char *body, size_t len);
+
+/* The n-th colour of a palette that stays tellable on white. */
+const char *svg_colour(size_t n);
+
+/* ---- axes ---- */
+
+struct svg_axis {
+	double lo, hi; /* values at the ends; powers of ten in log scale */
+	double p0, p1; /* where they land, in px */
+	bool log;
+};
+
+/* Fits @a around [@vmin, @vmax] (vmin > 0 in log scale, whole decades;
+ * linear starts at 0 and ends on a round number). */
+void svg_axis_fit(struct svg_axis *a, double vmin, double vmax, bool log, double p0, double p1);
+double svg_axis_at(const struct svg_axis *a, double v);
+
+/* ---- charts ---- */
+
+struct svg_bar {
+	char label[48];
+	const char *group;  /* a heading row before the first bar of each group; NULL: none */
+	const char *colour;
+	double v[2];        /* the bars, in ns; NAN: absent */
+	bool noisy;
+};
+
+struct svg_hbars {
+	const char *title, *caption;
+	const char *series[2]; /* legend; series[1] NULL: one bar per row */
+	const struct svg_bar *bars;
+	size_t n;
+};
+
+/* Horizontal bars on a log axis; draws from @y, returns the height used. */
+double svg_draw_hbars(struct svg *s, double y, const struct svg_hbars *c);
+
+#define SVG_MAX_POINTS 32
+
+struct svg_series {
+	char label[48];
+	double x[SVG_MAX_POINTS], y[SVG_MAX_POINTS]; /* ascending x */
+	size_t n;
+};
+
+struct svg_lines {
+	const char *title, *xlabel;
+	const struct svg_series *s;
+	size_t n;
+};
+
+/* One line per series, x in log2 (thread counts), y in ns. */
+double svg_draw_lines(struct svg *s, double y, const struct svg_lines *c);
+
+struct svg_hist {
+	char label[48];
+	double at[SVG_MAX_POINTS], count[SVG_MAX_POINTS]; /* bucket (ns), how many */
+	size_t n;
+};
+
+struct svg_hists {
+	const char *title, *caption;
+	const struct svg_hist *h;
+	size_t n;
+};
+
+/* One row of bars per histogram, sharing a log x axis. */
+double svg_draw_hists(struct svg *s, double y, const struct svg_hists *c);
+
+#endif /* CYCLOCK_BENCH_SVG_H */
