@@ -12,19 +12,40 @@ cyclock__package() {
 	cc) echo gcc ;;
 	nm) echo binutils ;;
 	cmocka) echo libcmocka-dev ;;
+	jansson) echo libjansson-dev ;;
+	python3) echo python3 ;;
+	scipy) echo python3-scipy ;; # Google Benchmark's compare.py needs it
+	xmllint) echo libxml2-utils ;;
+	gbench-compare) echo libbenchmark-tools ;;
+	perf) echo linux-perf ;;                # scripts/crosscheck.sh's
+	pg_test_timing) echo postgresql ;;
+	benchmark) echo libbenchmark-dev ;;
+	taskset) echo util-linux ;;
 	clang-tsan) echo libclang-rt-dev ;; # a Recommends of clang: may be missing
 	*) echo "$1" ;; # cmake, make, g++, clang, pkg-config
 	esac
+}
+
+# PostgreSQL's pg_test_timing, the newest installed, or nothing.
+cyclock_pg_test_timing() {
+	compgen -G '/usr/lib/postgresql/*/bin/pg_test_timing' | sort -V | tail -1
 }
 
 # Whether requirement @1 is met.
 cyclock__have() {
 	case $1 in
 	cc) command -v cc || command -v gcc ;;
-	cmocka)
-		pkg-config --exists cmocka ||
-			dpkg-query -W -f='${Status}' libcmocka-dev | grep -q 'install ok installed'
+	cmocka | jansson)
+		pkg-config --exists "$1" ||
+			dpkg-query -W -f='${Status}' "$(cyclock__package "$1")" |
+			grep -q 'install ok installed'
 		;;
+	python3) [[ -x /usr/bin/python3 ]] ;;
+	scipy) /usr/bin/python3 -c 'import numpy, scipy' ;;
+	gbench-compare) [[ -r /usr/share/benchmark/compare.py ]] ;;
+	perf) perf bench sched pipe -l 1 ;;
+	pg_test_timing) [[ -n $(cyclock_pg_test_timing) ]] ;;
+	benchmark) pkg-config --exists benchmark || [[ -e /usr/include/benchmark/benchmark.h ]] ;;
 	clang-tsan)
 		echo 'int main(void) { return 0; }' |
 			clang -fsanitize=thread -x c - -o /dev/null
@@ -35,7 +56,9 @@ cyclock__have() {
 
 # cyclock_ensure_deps REQUIREMENT...: installs the missing ones with
 # apt-get when root; otherwise says what to install and exits 1.
-# Requirements: cmake cc make g++ clang pkg-config nm cmocka clang-tsan
+# Requirements: cmake cc make g++ clang pkg-config nm cmocka jansson
+# python3 (Debian's, /usr/bin/python3) scipy xmllint gbench-compare clang-tsan;
+# for scripts/crosscheck.sh: perf pg_test_timing benchmark taskset.
 # (clang's ThreadSanitizer runtime; check it after clang).
 cyclock_ensure_deps() {
 	local req missing=()

@@ -2,7 +2,8 @@
 # The test command: every test in three builds.
 #   release  build/release  RelWithDebInfo, all tests (unit, concurrency, build)
 #   asan     build/asan     Debug, ASan+UBSan, all but the build checks
-#   tsan     build/tsan     ThreadSanitizer (clang if present), concurrency
+#   tsan     build/tsan     ThreadSanitizer (clang if present), concurrency and
+#                           the cyclock tool (its scenarios run threads)
 # CYCLOCK_TEST_STAGES="release tsan" runs a subset.  Every stage runs even
 # if one fails; the last line is "N passed, N failed" over all stages, and
 # the exit status is non-zero if anything failed.  A stage whose configure
@@ -11,7 +12,9 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-cyclock_ensure_deps cmake cc make g++ clang pkg-config nm cmocka
+cyclock_ensure_deps cmake cc make g++ clang pkg-config nm cmocka jansson
+# The cyclock tool's tests: JSON checks, Google Benchmark's compare.py, SVG.
+cyclock_ensure_deps python3 xmllint gbench-compare scipy
 cyclock_ensure_deps clang-tsan
 cd "$CYCLOCK_ROOT"
 
@@ -78,7 +81,7 @@ stage() {
 		# warns that TSan does not model atomic_thread_fence; neither does clang's).
 		local cc=()
 		command -v clang >/dev/null && cc=(-DCMAKE_C_COMPILER=clang)
-		run_stage tsan build/tsan "-L concurrency" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		run_stage tsan build/tsan "-L concurrency|cli" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 			-DCYCLOCK_SANITIZE=thread -DCYCLOCK_BUILD_TESTS=ON "${cc[@]}"
 		;;
 	*)

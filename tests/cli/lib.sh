@@ -1,0 +1,43 @@
+# Shared by the tests/cli/*.sh scripts: source it, don't run it.
+# shellcheck shell=bash
+set -uo pipefail
+
+: "${CYCLOCK:?CYCLOCK must name the tool}"
+: "${CYCLOCK_TEST_TMP:=$(mktemp -d)}"
+mkdir -p "$CYCLOCK_TEST_TMP"
+cli_failures=0
+
+# cli_run ARGS...: runs the tool; sets $rc, and $out/$err to the files
+# holding its standard output and error.
+cli_run() {
+	out=$CYCLOCK_TEST_TMP/out err=$CYCLOCK_TEST_TMP/err
+	rc=0
+	"$CYCLOCK" "$@" >"$out" 2>"$err" || rc=$?
+}
+
+cli_fail() {
+	echo "FAIL: $*" >&2
+	cli_failures=$((cli_failures + 1))
+}
+
+# cli_expect_error RC PATTERN ARGS...: the tool exits RC with nothing on
+# standard output and exactly one line on standard error matching PATTERN.
+cli_expect_error() {
+	local want=$1 pattern=$2
+	shift 2
+	cli_run "$@"
+	((rc == want)) || cli_fail "'$*': exit $rc, want $want"
+	[[ ! -s $out ]] || cli_fail "'$*': wrote to stdout: $(head -c 200 "$out")"
+	(($(wc -l <"$err") == 1)) || cli_fail "'$*': stderr is not one line: $(cat "$err")"
+	grep -qE "^cyclock: .*$pattern" "$err" || cli_fail "'$*': stderr '$(cat "$err")' !~ $pattern"
+}
+
+# cli_done: the script's exit status.
+cli_done() {
+	if ((cli_failures > 0)); then
+		echo "$cli_failures failure(s)" >&2
+		exit 1
+	fi
+	echo "ok"
+	exit 0
+}

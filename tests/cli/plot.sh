@@ -1,0 +1,80 @@
+# cyclock plot: a well-formed standalone SVG with a bar per clock and the
+# panels the run has; errors are one line, the right status, no file left.
+set -u
+: "${CYCLOCK:?}" "${CYCLOCK_TEST_DATA:?}" "${CYCLOCK_TEST_TMP:?}"
+mkdir -p "$CYCLOCK_TEST_TMP"
+cd "$CYCLOCK_TEST_TMP" || exit 1
+rm -rf ./*
+data=$CYCLOCK_TEST_DATA
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Well-formed XML, with the best checker present (xmllint: libxml2-utils).
+well_formed() {
+	if command -v xmllint >/dev/null; then
+		xmllint --noout "$1"
+	elif command -v python3 >/dev/null; then
+		python3 -c 'import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.argv[1])' "$1"
+	else
+		head -n2 "$1" | grep -q '<svg ' && tail -n1 "$1" | grep -qx '</svg>' &&
+			! grep -q '<[^>]*&[^a-z#]' "$1"
+	fi
+}
+
+# An error case: exit status @1, one line on stderr, no file left in the
+# scratch directory; the rest is the command line.
+expect_error() {
+	local want=$1 rc
+	shift
+	"$CYCLOCK" plot "$@" >out.txt 2>err.txt
+	rc=$?
+	[ "$rc" = "$want" ] || fail "plot $*: exit $rc, not $want"
+	[ "$(wc -l <err.txt)" = 1 ] || fail "plot $*: stderr is not one line: $(cat err.txt)"
+	grep -q '^cyclock: ' err.txt || fail "plot $*: stderr does not start 'cyclock: '"
+	[ -z "$(ls -A | grep -v -e '^out.txt$' -e '^err.txt$')" ] ||
+		fail "plot $*: left $(ls -A)"
+	rm -f out.txt err.txt
+}
+
+"$CYCLOCK" plot --help >help.txt || fail "--help exited $?"
+grep -q -- '--out' help.txt && grep -q -- '--table' help.txt || fail "--help lacks --out or --table"
+rm -f help.txt
+
+"$CYCLOCK" plot "$data/plot_run.json" --out run.svg || fail "plot exited $?"
+well_formed run.svg || fail "run.svg is not well-formed XML"
+grep -q 'viewBox="0 0 800 ' run.svg || fail "no viewBox 800 wide"
+grep -Eqi '<script|xlink:href|@import|url\(' run.svg && fail "run.svg refers outside itself"
+for panel in 'What one call costs (warm' 'as threads read at once' 'How finely each clock ticks'; do
+	grep -qF "$panel" run.svg || fail "no panel '$panel'"
+done
+# A bar per clock: every warm clock of the input names one (escaped).
+for clock in cyclock_now cyclock_now_relaxed rdtsc lfence_rdtsc monotonic realtime_coarse \
+	process_cputime 'a&lt;b&amp;c&quot;&apos;'; do
+	grep -qF "<title>$clock: " run.svg || fail "no bar for '$clock'"
+done
+grep -q '>cyclock<' run.svg && grep -q '>floors' run.svg && grep -q '>kernel' run.svg ||
+	fail "the bars are not grouped"
+[ "$(grep -c '<polyline' run.svg)" = 3 ] || fail "not one line per scale clock"
+grep -q 'log scale' run.svg || fail "the log scale is not labelled"
+
+# Standard output, and the table beside the picture.
+"$CYCLOCK" plot "$data/plot_run.json" --out - >stdout.svg || fail "--out - exited $?"
+cmp -s run.svg stdout.svg || fail "--out - differs from the file"
+"$CYCLOCK" plot "$data/plot_run.json" --out run.svg --table >table.txt || fail "--table exited $?"
+grep -q '^warm: ' table.txt || fail "--table printed no table"
+rm -f run.svg stdout.svg table.txt
+
+expect_error 2 "$data/plot_run.json"
+expect_error 2 --out x.svg
+expect_error 2 "$data/plot_run.json" --out
+expect_error 2 "$data/plot_run.json" --out x.svg --bogus
+expect_error 3 "$data/plot_malformed.json" --out x.svg
+expect_error 3 "$data/no_such_file.json" --out x.svg
+expect_error 3 "$data/plot_nothing.json" --out x.svg
+grep -q 'nothing to plot' <("$CYCLOCK" plot "$data/plot_nothing.json" --out x.svg 2>&1) ||
+	fail "no 'nothing to plot'"
+expect_error 1 "$data/plot_run.json" --out no_such_dir/x.svg
+# A failed write leaves an existing file as it was.
+echo old >keep.svg
+"$CYCLOCK" plot "$data/plot_malformed.json" --out keep.svg 2>/dev/null
+[ "$(cat keep.svg)" = old ] || fail "a failed plot touched its output"
+exit 0

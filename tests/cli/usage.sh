@@ -1,0 +1,66 @@
+# The command line itself: help, version, and every bad input answered by
+# one line on stderr, exit status 2 (see cyclock(1)) and nothing measured.
+# shellcheck source=tests/cli/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+cli_run --help
+((rc == 0)) || cli_fail "--help: exit $rc"
+diff -u "$CYCLOCK_TEST_DATA/usage_help.txt" "$out" || cli_fail "--help differs from usage_help.txt"
+
+cli_run --version
+((rc == 0)) && grep -qxE 'cyclock [0-9]+\.[0-9]+\.[0-9]+' "$out" || cli_fail "--version: $(cat "$out")"
+
+for cmd in info bench compare plot; do
+	cli_run "$cmd" --help
+	((rc == 0)) && grep -q "^usage: cyclock $cmd" "$out" && [[ ! -s $err ]] ||
+		cli_fail "$cmd --help: exit $rc, $(head -1 "$out")"
+done
+
+# bench --help lists every scenario and every clock this build knows.
+cli_run bench --help
+for s in warm cold scale falseshare resolution warp ctxsw accuracy; do
+	grep -qE "^  $s " "$out" || cli_fail "bench --help lacks scenario $s"
+done
+for c in cyclock_now cyclock_now_relaxed cyclock_raw cyclock_realtime cyclock_boottime \
+	cyclock_coarse cyclock_local monotonic monotonic_raw realtime boottime \
+	monotonic_coarse realtime_coarse thread_cputime process_cputime times gettimeofday \
+	syscall_monotonic; do
+	grep -qE "^  $c " "$out" || cli_fail "bench --help lacks clock $c"
+done
+
+cli_expect_error 2 "unknown command 'nosuch'" nosuch
+cli_expect_error 2 "unknown option '--bogus'" --bogus
+cli_expect_error 2 "unexpected argument 'extra'" info extra
+cli_expect_error 2 "unknown scenario 'nosuch'" bench nosuch
+cli_expect_error 2 "unknown clock 'nosuch'" bench warm --clocks monotonic,nosuch
+cli_expect_error 2 "names no clock" bench warm --clocks ,
+cli_expect_error 2 "--threads wants" bench scale --threads 0
+cli_expect_error 2 "--threads wants" bench scale --threads 1,x
+cli_expect_error 2 "--threads wants" bench scale --threads 2000
+cli_expect_error 2 "--repetitions wants" bench warm --repetitions -1
+cli_expect_error 2 "--repetitions wants" bench warm --repetitions 3x
+cli_expect_error 2 "--duration wants" bench accuracy --duration abc
+cli_expect_error 2 "--duration wants" bench accuracy --duration 0
+cli_expect_error 2 "bad option '--bogus'" bench --bogus
+cli_expect_error 2 "bad option '--json'" bench --json
+cli_expect_error 2 "cannot write '/nonexistent/x.json'" bench warm --json /nonexistent/x.json
+[[ ! -e /nonexistent/x.json ]] || cli_fail "created /nonexistent/x.json"
+cli_expect_error 2 "cannot write" bench warm --csv /nonexistent/x.csv
+
+# info names every part of its report, and says why when the counter is
+# not used.
+cli_run info
+((rc == 0)) || cli_fail "info: exit $rc: $(cat "$err")"
+for key in cyclock resolution trusted kernel clocksource virtualization cpu caches; do
+	grep -qE "^$key " "$out" || cli_fail "info lacks '$key': $(cat "$out")"
+done
+if grep -q '^trusted  *yes' "$out"; then
+	for key in counter conversion wrap; do
+		grep -qE "^$key " "$out" || cli_fail "info lacks '$key'"
+	done
+fi
+CYCLOCK_SOURCE=kernel cli_run info
+((rc == 0)) && grep -qE '^trusted  *no, .*CYCLOCK_SOURCE' "$out" ||
+	cli_fail "CYCLOCK_SOURCE=kernel info: $(grep trusted "$out")"
+
+cli_done

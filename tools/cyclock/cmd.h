@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The cyclock tool's commands: main.c dispatches "cyclock COMMAND ARGS..."
+ * to cmd_COMMAND(argc, argv), argv[0] being the command's name.  Each
+ * returns the process's exit status (see below) and prints its errors as
+ * one line "cyclock: ..." on stderr.
+ */
+#ifndef CYCLOCK_TOOL_CMD_H
+#define CYCLOCK_TOOL_CMD_H
+
+#include <stdbool.h>
+
+/* Exit statuses, as documented in cyclock(1). */
+#define EXIT_OK 0
+#define EXIT_FAIL 1    /* a measurement or an output file failed */
+#define EXIT_USAGE 2   /* bad command line */
+#define EXIT_INPUT 3   /* compare/plot: unreadable, malformed or mismatched input */
+
+/* Set by main() from the global options before dispatching. */
+extern bool tool_quiet;
+extern const char *tool_argv0;
+
+int cmd_info(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+
+/* Prints "cyclock: " and the message to stderr, with a newline. */
+void tool_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* CYCLOCK_TOOL_CMD_H */

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cyclock bench [SCENARIO...] [--clocks LIST] [--threads LIST]
+ *               [--repetitions N] [--duration S] [--quick] [--json FILE]
+ *               [--csv FILE] [--quiet]
+ * Runs the scenarios, prints the table and writes the files.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cyclock.h>
+
+#include "bench.h"
+#include "cmd.h"
+
+struct bench_args {
+	struct bench_opts o;
+	const struct bench_scenario *scenarios[16];
+	size_t n_scenarios;
+	const char *json, *csv;
+};
+
+static void usage(FILE *f)
+{
+	size_t n, ns;
+	const struct bench_scenario *s = bench_scenarios(&ns);
+	const struct bench_clock *c = bench_clocks(&n);
+
+	fputs("usage: cyclock bench [SCENARIO...] [OPTIONS]\n\n"
+	      "Scenarios (default: all):\n", f);
+	for (size_t i = 0; i < ns; i++)
+		fprintf(f, "  %-11s %s\n", s[i].name, s[i].what);
+	fputs("\nOptions:\n"
+	      "  --clocks LIST       clocks to measure, comma-separated; also the groups\n"
+	      "                      cyclock, floors, kernel, all (default: all that exist)\n"
+	      "  --threads LIST      thread counts for scale and falseshare (e.g. 1,2,4)\n"
+	      "  --repetitions N     repetitions (samples) per figure\n"
+	      "  --duration SECONDS  accuracy's sampling time (default 10, --quick 1)\n"
+	      "  --quick             everything shorter: the default run in under 20 s\n"
+	      "  --json FILE         Google Benchmark JSON ('-': stdout, no table)\n"
+	      "  --csv FILE          one row per figure ('-': stdout, no table)\n"
+	      "  -q, --quiet         no progress on stderr\n"
+	      "  -h, --help          this text\n\nClocks:\n", f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "  %-19s %s%s\n", c[i].name, c[i].what,
+			bench_clock_available(&c[i]) ? "" : " (not on this machine)");
+}
+
+/* Adds the clocks of group @g (or all when @g < 0) that exist here. */
+static void add_group(struct bench_opts *o, int g)
+{
+	size_t n;
+	const struct bench_clock *c = bench_clocks(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if ((g < 0 || (int)c[i].group == g) && bench_clock_available(&c[i]) &&
+		    !bench_selected(o, c[i].name) && o->n_clocks < 64)
+			o->clocks[o->n_clocks++] = &c[i];
+}
+
+static int parse_clocks(struct bench_opts *o, char *list)
+{
+	static const char *groups[] = { "cyclock", "floors", "kernel" };
+
+	for (char *save, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		const struct bench_clock *c = bench_clock_find(t);
+		int g = -2;
+
+		for (int i = 0; i < 3; i++)
+			if (!strcmp(t, groups[i]))
+				g = i;
+		if (!strcmp(t, "all"))
+			g = -1;
+		if (g != -2) {
+			add_group(o, g);
+		} else if (!c) {
+			tool_error("bench: unknown clock '%s' (see 'cyclock bench --help')", t);
+			return -1;
+		} else if (!bench_clock_available(c)) {
+			tool_error("bench: clock '%s' does not exist on this machine", t);
+			return -1;
+		} else if (!bench_selected(o, t) && o->n_clocks < 64) {
+			o->clocks[o->n_clocks++] = c;
+		}
+	}
+	if (o->n_clocks == 0) {
+		tool_error("bench: --clocks names no clock");
+		return -1;
+	}
+	return 0;
+}
+
+/* A positive integer no larger than @max, or -1. */
+static long parse_count(const char *s, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > max)
+		return -1;
+	return v;
+}
+
+static int parse_threads(struct bench_opts *o, char *list)
+{
+	for (char *save, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		long v = parse_count(t, 1024);
+
+		if (v < 0 || o->n_threads == 32) {
+			tool_error("bench: --threads wants up to 32 counts from 1 to 1024, "
+				   "not '%s'", t);
+			return -1;
+		}
+		o->threads[o->n_threads++] = (int)v;
+	}
+	return o->n_threads ? 0 : (tool_error("bench: --threads names no count"), -1);
+}
+
+/* Whether a file can be created at @path: checked before measuring, so a
+ * typo does not cost a whole run. */
+static int check_output(const char *path)
+{
+	char *copy, *dir;
+	int ok;
+
+	if (!path || !strcmp(path, "-"))
+		return 0;
+	copy = strdup(path);
+	if (!copy)
+		return -1;
+	dir = dirname(copy);
+	ok = access(dir, W_OK | X_OK) == 0;
+	if (!ok)
+		tool_error("bench: cannot write '%s': %s", path, strerror(errno));
+	free(copy);
+	return ok ? 0 : -1;
+}
+
+static int parse_option(struct bench_args *a, int opt, char *arg)
+{
+	double d;
+	char *end;
+
+	switch (opt) {
+	case 'c':
+		a->o.clocks_given = true;
+		return parse_clocks(&a->o, arg);
+	case 't':
+		return parse_threads(&a->o, arg);
+	case 'r':
+		a->o.repetitions = (int)parse_count(arg, 1000000);
+		if (a->o.repetitions > 0)
+			return 0;
+		tool_error("bench: --repetitions wants a count from 1 to 1000000, not '%s'", arg);
+		return -1;
+	case 'd':
+		d = strtod(arg, &end);
+		if (end != arg && !*end && d > 0 && d <= 86400) {
+			a->o.duration_s = d;
+			return 0;
+		}
+		tool_error("bench: --duration wants seconds (0 < S <= 86400), not '%s'", arg);
+		return -1;
+	case 'Q':
+		a->o.quick = true;
+		return 0;
+	case 'q':
+		a->o.quiet = true;
+		return 0;
+	case 'j':
+		a->json = arg;
+		return check_output(arg);
+	case 'v':
+		a->csv = arg;
+		return check_output(arg);
+	}
+	return -1;
+}
+
+static int parse_args(struct bench_args *a, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "clocks", required_argument, NULL, 'c' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "repetitions", required_argument, NULL, 'r' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "quick", no_argument, NULL, 'Q' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "csv", required_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	optind = 0; /* GNU: start afresh; main() may run two commands */
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			usage(stdout);
+			return 1;
+		}
+		if (opt == '?' || opt == ':') {
+			tool_error("bench: bad option '%s' (see 'cyclock bench --help')",
+				   argv[optind - 1]);
+			return -1;
+		}
+		if (parse_option(a, opt, optarg) != 0)
+			return -1;
+	}
+	for (; optind < argc; optind++) {
+		const struct bench_scenario *s = bench_scenario_find(argv[optind]);
+
+		if (!s) {
+			tool_error("bench: unknown scenario '%s' (see 'cyclock bench --help')",
+				   argv[optind]);
+			return -1;
+		}
+		if (a->n_scenarios < 16)
+			a->scenarios[a->n_scenarios++] = s;
+	}
+	return 0;
+}
+
+/* Runs the chosen scenarios into @run; the number that failed. */
+static int run_scenarios(struct bench_args *a, struct bench_run *run)
+{
+	int failed = 0;
+
+	for (size_t i = 0; i < a->n_scenarios; i++) {
+		bench_progress(&a->o, "cyclock: %s ...", a->scenarios[i]->name);
+		if (a->scenarios[i]->run(&a->o, run) != 0)
+			failed++;
+		bench_progress_done(&a->o);
+	}
+	bench_run_ratios(run);
+	return failed;
+}
+
+static void defaults(struct bench_args *a)
+{
+	size_t n;
+	const struct bench_scenario *s = bench_scenarios(&n);
+
+	if (a->o.n_clocks == 0)
+		add_group(&a->o, -1);
+	if (a->n_scenarios > 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (s[i].in_default)
+			a->scenarios[a->n_scenarios++] = &s[i];
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct bench_args a = { .o.quiet = tool_quiet };
+	struct bench_run run;
+	int rc = parse_args(&a, argc, argv), failed;
+	bool to_stdout;
+
+	if (rc != 0)
+		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+	defaults(&a);
+	cyclock_init(0);
+	bench_run_init(&run);
+	bench_context_fill(&run.ctx, tool_argv0);
+	a.o.llc_bytes = bench_llc_bytes(&run.ctx);
+	failed = run_scenarios(&a, &run);
+	to_stdout = (a.json && !strcmp(a.json, "-")) || (a.csv && !strcmp(a.csv, "-"));
+	if (!to_stdout)
+		bench_report_table(stdout, &run);
+	if (a.json && bench_write_json(a.json, &run) != 0)
+		failed++;
+	if (a.csv && bench_write_csv(a.csv, &run) != 0)
+		failed++;
+	bench_run_free(&run);
+	return failed ? EXIT_FAIL : EXIT_OK;
+}

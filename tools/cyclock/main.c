@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cyclock: what every clock on this machine costs and how good it is.
+ *   cyclock [--quiet] [COMMAND [ARGS...]]
+ * With no command: "info", then "bench --quick".  See cyclock(1).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+
+bool tool_quiet;
+const char *tool_argv0 = "cyclock";
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *what;
+} commands[] = {
+	{ "info", cmd_info, "the counter, its frequency and trust, the machine" },
+	{ "bench", cmd_bench, "run scenarios: warm cold scale falseshare resolution warp "
+			      "ctxsw accuracy" },
+	{ "compare", cmd_compare, "a table of two or more runs' JSON, with changes in %" },
+	{ "plot", cmd_plot, "an SVG of a run's JSON: cost per clock, threads, resolution" },
+};
+
+void tool_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("cyclock: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: cyclock [--quiet] [COMMAND [ARGS...]]\n"
+	      "       cyclock --help | --version\n\n"
+	      "With no command: \"info\", then \"bench --quick\" (under 20 s).\n\n"
+	      "Commands (\"cyclock COMMAND --help\" for each):\n", f);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].what);
+	fputs("\nExit status: 0 success, 1 a measurement or output failed, 2 bad command\n"
+	      "line, 3 unreadable or mismatched input (compare, plot).\n", f);
+}
+
+/* The default job: what a person runs first. */
+static int default_job(void)
+{
+	char info_name[] = "info", bench_name[] = "bench", quick[] = "--quick";
+	char *info[] = { info_name, NULL };
+	char *bench[] = { bench_name, quick, NULL };
+	int rc = cmd_info(1, info);
+
+	if (rc != EXIT_OK)
+		return rc;
+	putchar('\n');
+	fflush(stdout);
+	return cmd_bench(2, bench);
+}
+
+int main(int argc, char **argv)
+{
+	int i = 1;
+
+	tool_argv0 = argv[0];
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return EXIT_OK;
+		} else if (!strcmp(argv[i], "-V") || !strcmp(argv[i], "--version")) {
+			printf("cyclock %s\n", CYCLOCK_TOOL_VERSION);
+			return EXIT_OK;
+		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
+			tool_quiet = true;
+		} else {
+			tool_error("unknown option '%s' (try 'cyclock --help')", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (i == argc)
+		return default_job();
+	for (size_t c = 0; c < sizeof(commands) / sizeof(commands[0]); c++)
+		if (!strcmp(argv[i], commands[c].name))
+			return commands[c].fn(argc - i, argv + i);
+	tool_error("unknown command '%s' (try 'cyclock --help')", argv[i]);
+	return EXIT_USAGE;
+}
