@@ -7,14 +7,17 @@
  * each clock ticks (resolution).  Costs span from a few ns (a counter
  * read) to hundreds (a system call), so every cost axis that must show
  * both is in log scale and says so.
+ *
+ * This file parses the command line and puts the document together; the
+ * panels are drawn in plot_panels.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <math.h>
 
 #include "bench.h"
 #include "cmd.h"
+#include "plot.h"
 #include "svg.h"
 
 struct plot_opts {
@@ -76,258 +79,6 @@ static int parse(int argc, char **argv, struct plot_opts *o)
 	return 0;
 }
 
-/* ---- what the run has ---- */
-
-/* The part @k (0: the scenario) of @r's name, into @buf. */
-static void name_part(const struct bench_result *r, int k, char *buf, size_t len)
-{
-	const char *p = r->name, *end;
-
-	for (; k > 0 && p; k--)
-		p = (p = strchr(p, '/')) ? p + 1 : NULL;
-	end = p ? strchr(p, '/') : NULL;
-	snprintf(buf, len, "%.*s", p ? (int)(end ? (size_t)(end - p) : strlen(p)) : 0,
-		 p ? p : "");
-}
-
-/* The clock of @r: its own label, or, in a Google Benchmark file without
- * one, the second part of its name. */
-static void clock_of(const struct bench_result *r, char *buf, size_t len)
-{
-	if (r->clock[0])
-		snprintf(buf, len, "%s", r->clock);
-	else
-		name_part(r, 1, buf, len);
-}
-
-/* The N of "/threads:N" in @r's name, or 0.  A stored run's "threads"
- * field says 1 for results that are not about threads. */
-static int threads_of(const struct bench_result *r)
-{
-	const char *t = strstr(r->name, "/threads:");
-
-	return t ? atoi(t + 9) : 0;
-}
-
-static bool is_variant(const struct bench_result *r, const char *variant)
-{
-	char v[64];
-
-	if (r->variant[0])
-		return !strcmp(r->variant, variant);
-	name_part(r, 2, v, sizeof(v));
-	return !strcmp(v, variant) || (!strcmp(variant, "throughput") && !v[0]);
-}
-
-static const char *group_of(const char *clock)
-{
-	static const char *const floors[] = {
-		"rdtsc", "rdtscp", "lfence_rdtsc", "cntvct", "isb_cntvct",
-	};
-
-	if (!strncmp(clock, "cyclock", 7))
-		return "cyclock";
-	for (size_t i = 0; i < sizeof(floors) / sizeof(floors[0]); i++)
-		if (!strcmp(clock, floors[i]))
-			return "floors: the bare counter";
-	return "kernel and libc";
-}
-
-static const char *group_colour(const char *group)
-{
-	return group[0] == 'c' ? "#1f77b4" : group[0] == 'f' ? "#7f7f7f" : "#e6750a";
-}
-
-
-/* ---- the panels ---- */
-
-/* The bar of @clock in @bars[0..*n), added at the end of its group. */
-static struct svg_bar *bar_for(struct svg_bar *bars, size_t *n, const char *clock)
-{
-	const char *group = group_of(clock);
-	size_t at = *n;
-
-	for (size_t i = 0; i < *n; i++) {
-		if (!strcmp(bars[i].label, clock))
-			return &bars[i];
-		if (!strcmp(bars[i].group, group))
-			at = i + 1;
-	}
-	/* Groups keep the order they were first met in; a clock joins the end
-	 * of its own. */
-	memmove(&bars[at + 1], &bars[at], (*n - at) * sizeof(bars[0]));
-	memset(&bars[at], 0, sizeof(bars[0]));
-	snprintf(bars[at].label, sizeof(bars[at].label), "%s", clock);
-	bars[at].group = group;
-	bars[at].colour = group_colour(group);
-	bars[at].v[0] = bars[at].v[1] = NAN;
-	(*n)++;
-	return &bars[at];
-}
-
-static double panel_cost(struct svg *s, double y, const struct bench_run *run)
-{
-	struct svg_bar *bars = calloc(run->n + 1, sizeof(*bars));
-	struct svg_hbars c = { .title = "What one call costs (warm: a tight loop)", .bars = bars };
-	bool latency = false;
-	char clock[48];
-
-	if (!bars)
-		return -1;
-	for (size_t i = 0; i < run->n; i++) {
-		const struct bench_result *r = &run->v[i];
-		int k = is_variant(r, "throughput") ? 0 : is_variant(r, "latency") ? 1 : -1;
-		struct svg_bar *b;
-
-		if (strcmp(r->scenario, "warm") || k < 0 || r->higher_is_better)
-			continue;
-		clock_of(r, clock, sizeof(clock));
-		b = bar_for(bars, &c.n, clock);
-		b->v[k] = r->st.median;
-		b->noisy |= r->noisy;
-		latency |= k == 1;
-	}
-	c.series[0] = "throughput (back to back)";
-	c.series[1] = latency ? "latency (each read waits for the last)" : NULL;
-	c.caption = "median ns per call, log scale: each grid line is 10x the one before; "
-		    "~ marks a noisy figure";
-	y = c.n ? svg_draw_hbars(s, y, &c) : 0;
-	free(bars);
-	return y;
-}
-
-/* The series of @clock in @ser[0..*n), or a new one (NULL when full). */
-static struct svg_series *series_for(struct svg_series *ser, size_t *n, size_t max,
-				     const char *clock)
-{
-	for (size_t i = 0; i < *n; i++)
-		if (!strcmp(ser[i].label, clock))
-			return &ser[i];
-	if (*n == max)
-		return NULL;
-	memset(&ser[*n], 0, sizeof(ser[0]));
-	snprintf(ser[*n].label, sizeof(ser[0].label), "%s", clock);
-	return &ser[(*n)++];
-}
-
-/* Adds the point (@x, @y) to @l, keeping x ascending. */
-static void series_add(struct svg_series *l, double x, double y)
-{
-	size_t at = l->n;
-
-	if (l->n == SVG_MAX_POINTS)
-		return;
-	while (at > 0 && l->x[at - 1] > x)
-		at--;
-	memmove(&l->x[at + 1], &l->x[at], (l->n - at) * sizeof(l->x[0]));
-	memmove(&l->y[at + 1], &l->y[at], (l->n - at) * sizeof(l->y[0]));
-	l->x[at] = x;
-	l->y[at] = y;
-	l->n++;
-}
-
-#define MAX_LINES 12
-
-static double panel_scale(struct svg *s, double y, const struct bench_run *run)
-{
-	struct svg_series ser[MAX_LINES];
-	struct svg_lines c = {
-		.title = "What one call costs as threads read at once (scale)",
-		.xlabel = "threads reading (log2)", .s = ser,
-	};
-	char clock[48];
-
-	for (size_t i = 0; i < run->n; i++) {
-		const struct bench_result *r = &run->v[i];
-		struct svg_series *l;
-
-		/* Idle threads are another question (does an idle sibling cost
-		 * CPU time?) with its own variant; only readers are drawn. */
-		if (strcmp(r->scenario, "scale") || threads_of(r) < 1 || r->variant[0] ||
-		    !(r->st.median > 0))
-			continue;
-		clock_of(r, clock, sizeof(clock));
-		l = series_for(ser, &c.n, MAX_LINES, clock);
-		if (l)
-			series_add(l, threads_of(r), r->st.median);
-	}
-	return c.n ? svg_draw_lines(s, y, &c) : 0;
-}
-
-/* The "hist_<ns>" extras of @r as a histogram; false when it has none. */
-static bool hist_of(const struct bench_result *r, struct svg_hist *h)
-{
-	memset(h, 0, sizeof(*h));
-	clock_of(r, h->label, sizeof(h->label));
-	for (size_t e = 0; e < r->n_extra && h->n < SVG_MAX_POINTS; e++) {
-		double at = atof(r->extra[e].key + 5);
-		size_t k = h->n;
-
-		if (strncmp(r->extra[e].key, "hist_", 5) || !(at > 0) || !(r->extra[e].value >= 0))
-			continue;
-		while (k > 0 && h->at[k - 1] > at) {
-			h->at[k] = h->at[k - 1];
-			h->count[k] = h->count[k - 1];
-			k--;
-		}
-		h->at[k] = at;
-		h->count[k] = r->extra[e].value;
-		h->n++;
-	}
-	return h->n > 0;
-}
-
-static double panel_hists(struct svg *s, double y, const struct bench_run *run)
-{
-	struct svg_hist *h = calloc(run->n + 1, sizeof(*h));
-	struct svg_hists c = {
-		.title = "How finely each clock ticks (resolution)", .h = h,
-		.caption = "steps between back-to-back readings, by size in ns (log scale); "
-			   "bar height: share of the clock's steps",
-	};
-
-	if (!h)
-		return -1;
-	for (size_t i = 0; i < run->n; i++)
-		if (!strcmp(run->v[i].scenario, "resolution") && hist_of(&run->v[i], &h[c.n]))
-			c.n++;
-	y = c.n ? svg_draw_hists(s, y, &c) : 0;
-	free(h);
-	return y;
-}
-
-/* Without histograms, the smallest step per clock, as bars. */
-static double panel_resolution(struct svg *s, double y, const struct bench_run *run)
-{
-	struct svg_bar *bars = calloc(run->n + 1, sizeof(*bars));
-	struct svg_hbars c = {
-		.title = "How finely each clock ticks (resolution)", .bars = bars,
-		.caption = "smallest non-zero step between two readings in ns, log scale: "
-			   "each grid line is 10x the one before",
-	};
-	char clock[48];
-	double h;
-
-	if (!bars)
-		return -1;
-	for (size_t i = 0; i < run->n; i++) {
-		const struct bench_result *r = &run->v[i];
-		struct svg_bar *b;
-
-		if (strcmp(r->scenario, "resolution"))
-			continue;
-		clock_of(r, clock, sizeof(clock));
-		b = bar_for(bars, &c.n, clock);
-		b->v[0] = r->st.median;
-		b->noisy |= r->noisy;
-	}
-	h = panel_hists(s, y, run);
-	if (!h && c.n)
-		h = svg_draw_hbars(s, y, &c);
-	free(bars);
-	return h;
-}
-
 /* ---- the picture ---- */
 
 #define HEADER_H 56.0
@@ -352,7 +103,7 @@ static void header(struct svg *s, const struct bench_run *run, const char *in)
 static double draw(struct svg *s, const struct bench_run *run, const char *in)
 {
 	static double (*const panels[])(struct svg *, double, const struct bench_run *) = {
-		panel_cost, panel_scale, panel_resolution,
+		cyclock__plot_cost, cyclock__plot_scale, cyclock__plot_resolution,
 	};
 	double y = HEADER_H;
 

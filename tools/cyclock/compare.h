@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What "cyclock compare" shares between its two files: cmd_compare.c
+ * parses the command line and loads the inputs, compare_table.c builds
+ * the comparison from them and prints it.
+ */
+#ifndef CYCLOCK_TOOL_COMPARE_H
+#define CYCLOCK_TOOL_COMPARE_H
+
+#include <stddef.h>
+
+#include "bench.h"
+
+#define LABEL_MAX 24 /* a column header's width at most */
+
+/* One file: its run, its column header and its names sorted for lookup. */
+struct input {
+	const char *path;
+	char label[LABEL_MAX + 1];
+	struct bench_run run;
+	const struct bench_result **sorted;
+};
+
+/* cmd_compare.c: @in's result called @name, or NULL when it has none. */
+const struct bench_result *cyclock__compare_lookup(const struct input *in, const char *name);
+
+/* compare_table.c: prints the context that differs, the table and its
+ * legend for the @n files @in, the first being the base; 0, or -1 after
+ * saying why. */
+int cyclock__compare_report(const struct input *in, size_t n, double threshold);
+
+#endif /* CYCLOCK_TOOL_COMPARE_H */
