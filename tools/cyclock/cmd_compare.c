@@ -45,7 +45,7 @@ static int cmp_result(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-const struct bench_result *cyclock__compare_lookup(const struct input *in, const char *name)
+const struct bench_result *tool_compare_lookup(const struct input *in, const char *name)
 {
 	struct bench_result key;
 	const struct bench_result *k = &key, **hit;
@@ -124,7 +124,7 @@ static int load(struct input *in)
 static int common(const struct input *a, const struct input *b)
 {
 	for (size_t i = 0; i < a->run.n; i++)
-		if (cyclock__compare_lookup(b, a->run.v[i].name))
+		if (tool_compare_lookup(b, a->run.v[i].name))
 			return 0;
 	tool_error("mismatched: no benchmark in common between %s and %s", a->path, b->path);
 	return -1;
@@ -210,7 +210,7 @@ int cmd_compare(int argc, char **argv)
 	if (load_all(in, n))
 		ret = EXIT_INPUT;
 	else
-		ret = cyclock__compare_report(in, n, threshold) ? EXIT_FAIL : EXIT_OK;
+		ret = tool_compare_report(in, n, threshold) ? EXIT_FAIL : EXIT_OK;
 	for (size_t k = 0; k < n; k++) {
 		bench_run_free(&in[k].run);
 		free(in[k].sorted);

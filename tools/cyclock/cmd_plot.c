@@ -103,7 +103,7 @@ static void header(struct svg *s, const struct bench_run *run, const char *in)
 static double draw(struct svg *s, const struct bench_run *run, const char *in)
 {
 	static double (*const panels[])(struct svg *, double, const struct bench_run *) = {
-		cyclock__plot_cost, cyclock__plot_scale, cyclock__plot_resolution,
+		tool_plot_cost, tool_plot_scale, tool_plot_resolution,
 	};
 	double y = HEADER_H;
 

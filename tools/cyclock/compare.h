@@ -22,11 +22,11 @@ struct input {
 };
 
 /* cmd_compare.c: @in's result called @name, or NULL when it has none. */
-const struct bench_result *cyclock__compare_lookup(const struct input *in, const char *name);
+const struct bench_result *tool_compare_lookup(const struct input *in, const char *name);
 
 /* compare_table.c: prints the context that differs, the table and its
  * legend for the @n files @in, the first being the base; 0, or -1 after
  * saying why. */
-int cyclock__compare_report(const struct input *in, size_t n, double threshold);
+int tool_compare_report(const struct input *in, size_t n, double threshold);
 
 #endif /* CYCLOCK_TOOL_COMPARE_H */

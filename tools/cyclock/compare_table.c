@@ -66,7 +66,7 @@ static void fill_cell(struct cell *c, const struct bench_result *base,
 static bool seen_before(const struct input *in, size_t k, const char *name)
 {
 	for (size_t j = 0; j < k; j++)
-		if (cyclock__compare_lookup(&in[j], name))
+		if (tool_compare_lookup(&in[j], name))
 			return true;
 	return false;
 }
@@ -74,12 +74,12 @@ static bool seen_before(const struct input *in, size_t k, const char *name)
 static void add_row(struct table *t, const struct bench_result *r, const struct input *in,
 		    size_t n, double threshold)
 {
-	const struct bench_result *base = cyclock__compare_lookup(&in[0], r->name);
+	const struct bench_result *base = tool_compare_lookup(&in[0], r->name);
 
 	t->row[t->rows] = r;
 	for (size_t k = 0; k < n; k++)
 		fill_cell(&t->cell[t->rows * n + k], base,
-			  k ? cyclock__compare_lookup(&in[k], r->name) : base, threshold);
+			  k ? tool_compare_lookup(&in[k], r->name) : base, threshold);
 	t->rows++;
 }
 
@@ -272,7 +272,7 @@ static void print_context(const struct input *in, size_t n)
 		putchar('\n');
 }
 
-int cyclock__compare_report(const struct input *in, size_t n, double threshold)
+int tool_compare_report(const struct input *in, size_t n, double threshold)
 {
 	struct table t = { 0 };
 	int ret = make_table(&t, in, n, threshold);

@@ -12,10 +12,10 @@
 #include "svg.h"
 
 /* What one call costs per clock (warm), throughput and latency. */
-double cyclock__plot_cost(struct svg *s, double y, const struct bench_run *run);
+double tool_plot_cost(struct svg *s, double y, const struct bench_run *run);
 /* What one call costs against the number of threads reading (scale). */
-double cyclock__plot_scale(struct svg *s, double y, const struct bench_run *run);
+double tool_plot_scale(struct svg *s, double y, const struct bench_run *run);
 /* How finely each clock ticks (resolution): histograms, else bars. */
-double cyclock__plot_resolution(struct svg *s, double y, const struct bench_run *run);
+double tool_plot_resolution(struct svg *s, double y, const struct bench_run *run);
 
 #endif /* CYCLOCK_TOOL_PLOT_H */

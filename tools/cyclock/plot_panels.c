@@ -105,7 +105,7 @@ static struct svg_bar *bar_for(struct svg_bar *bars, size_t *n, const char *cloc
 	return &bars[at];
 }
 
-double cyclock__plot_cost(struct svg *s, double y, const struct bench_run *run)
+double tool_plot_cost(struct svg *s, double y, const struct bench_run *run)
 {
 	struct svg_bar *bars = calloc(run->n + 1, sizeof(*bars));
 	struct svg_hbars c = { .title = "What one call costs (warm: a tight loop)", .bars = bars };
@@ -168,7 +168,7 @@ static void series_add(struct svg_series *l, double x, double y)
 
 #define MAX_LINES 12
 
-double cyclock__plot_scale(struct svg *s, double y, const struct bench_run *run)
+double tool_plot_scale(struct svg *s, double y, const struct bench_run *run)
 {
 	struct svg_series ser[MAX_LINES];
 	struct svg_lines c = {
@@ -237,7 +237,7 @@ static double panel_hists(struct svg *s, double y, const struct bench_run *run)
 }
 
 /* Without histograms, the smallest step per clock, as bars. */
-double cyclock__plot_resolution(struct svg *s, double y, const struct bench_run *run)
+double tool_plot_resolution(struct svg *s, double y, const struct bench_run *run)
 {
 	struct svg_bar *bars = calloc(run->n + 1, sizeof(*bars));
 	struct svg_hbars c = {
