@@ -392,7 +392,6 @@ double svg_draw_lines(struct svg *s, double y, const struct svg_lines *c)
 /* ---- histograms ---- */
 
 #define HIST_ROW 56.0
-#define HIST_BAR_W 10.0
 
 static void hist_one(struct svg *s, const struct svg_hist *h, const struct svg_axis *a,
 		     double top, const char *colour)
@@ -405,14 +404,17 @@ static void hist_one(struct svg *s, const struct svg_hist *h, const struct svg_a
 		total += h->count[k];
 	}
 	svg_text(s, PLOT_X0 - 8, top + HIST_ROW / 2 + 4, "end", "%s", h->label);
+	/* A bucket holds the steps from the bucket before it up to its own
+	 * bound, so its bar spans that range (the first, a decade). */
 	for (size_t k = 0; k < h->n && max > 0; k++) {
 		double bh = (HIST_ROW - 12) * h->count[k] / max;
-		double x = svg_axis_at(a, h->at[k]);
+		double x0 = svg_axis_at(a, k ? h->at[k - 1] : h->at[k] / 10);
+		double x1 = svg_axis_at(a, h->at[k]);
 
 		bench_fmt_ns(val, sizeof(val), h->at[k]);
-		snprintf(tip, sizeof(tip), "%s: %.1f%% of steps at %s", h->label,
+		snprintf(tip, sizeof(tip), "%s: %.1f%% of steps below %s", h->label,
 			 100 * h->count[k] / total, val);
-		svg_rect(s, x - HIST_BAR_W / 2, top + HIST_ROW - 6 - bh, HIST_BAR_W, bh, colour, 1,
+		svg_rect(s, x0 + 1, top + HIST_ROW - 6 - bh, fmax(x1 - x0 - 2, 2), bh, colour, 1,
 			 tip);
 	}
 	svg_line(s, PLOT_X0, top + HIST_ROW - 6, PLOT_X1, top + HIST_ROW - 6, "grid");
@@ -431,7 +433,7 @@ double svg_draw_hists(struct svg *s, double y, const struct svg_hists *c)
 			}
 	if (vmax <= 0)
 		vmin = vmax = 1;
-	svg_axis_fit(&a, vmin, vmax, true, PLOT_X0 + HIST_BAR_W, PLOT_X1);
+	svg_axis_fit(&a, vmin / 10, vmax, true, PLOT_X0, PLOT_X1);
 	svg_text(s, LABEL_X, y + 18, "head", "%s", c->title);
 	x_grid(s, &a, top, bottom);
 	for (size_t i = 0; i < c->n; i++)

@@ -166,7 +166,34 @@ static void series_add(struct svg_series *l, double x, double y)
 	l->n++;
 }
 
-#define MAX_LINES 12
+/* As many lines as the palette has colours tellable apart. */
+#define MAX_LINES 10
+
+/* When a run has more clocks than lines, these are drawn, in this order:
+ * cyclock's main readers, the floors, the vDSO, its coarse clock, and the
+ * system calls whose cost grows with threads. */
+static const char *const scale_picks[] = {
+	"cyclock_now", "cyclock_now_relaxed", "cyclock_coarse", "rdtsc", "lfence_rdtsc",
+	"cntvct", "isb_cntvct", "monotonic", "monotonic_coarse", "syscall_monotonic",
+	"process_cputime",
+};
+
+/* Whether the clock of scale result @r gets a line: every clock when the
+ * run has few, else the picks. */
+static bool scale_drawn(const struct bench_run *run, const char *clock)
+{
+	size_t clocks = 0;
+
+	for (size_t i = 0; i < run->n; i++)
+		clocks += !strcmp(run->v[i].scenario, "scale") && threads_of(&run->v[i]) == 1 &&
+			  !run->v[i].variant[0];
+	if (clocks <= MAX_LINES)
+		return true;
+	for (size_t k = 0; k < sizeof(scale_picks) / sizeof(scale_picks[0]); k++)
+		if (!strcmp(clock, scale_picks[k]))
+			return true;
+	return false;
+}
 
 double tool_plot_scale(struct svg *s, double y, const struct bench_run *run)
 {
@@ -187,6 +214,8 @@ double tool_plot_scale(struct svg *s, double y, const struct bench_run *run)
 		    !(r->st.median > 0))
 			continue;
 		clock_of(r, clock, sizeof(clock));
+		if (!scale_drawn(run, clock))
+			continue;
 		l = series_for(ser, &c.n, MAX_LINES, clock);
 		if (l)
 			series_add(l, threads_of(r), r->st.median);
