@@ -63,4 +63,18 @@ CYCLOCK_SOURCE=kernel cli_run info
 ((rc == 0)) && grep -qE '^trusted  *no, .*CYCLOCK_SOURCE' "$out" ||
 	cli_fail "CYCLOCK_SOURCE=kernel info: $(grep trusted "$out")"
 
+# The man page renders without a warning and names every command, scenario
+# and option the tool has (roff writes a - as \-).
+man_page=$(dirname "${BASH_SOURCE[0]}")/../../docs/man/cyclock.1
+if command -v man >/dev/null; then
+	warnings=$(MANWIDTH=80 man --warnings -E UTF-8 -l "$man_page" 2>&1 >/dev/null)
+	[[ -z $warnings ]] || cli_fail "cyclock.1 renders with warnings: $warnings"
+fi
+for word in info bench compare plot warm cold scale falseshare resolution warp ctxsw \
+	accuracy --clocks --threads --repetitions --duration --quick --json --csv --quiet \
+	--threshold --table --out; do
+	grep -qF -- "$(sed 's/-/\\-/g' <<<"$word")" "$man_page" ||
+		cli_fail "cyclock.1 does not mention $word"
+done
+
 cli_done
