@@ -221,6 +221,16 @@ void bench_progress_done(const struct bench_opts *o);
 int bench_allowed_cpus(int *cpus, int max);
 /* Pins the calling thread to @cpu; 0 or an errno. */
 int bench_pin(int cpu);
+/* The calling thread's CPU affinity, to put back after pinning. */
+struct bench_affinity {
+	unsigned long mask[1024 / (8 * sizeof(unsigned long))]; /* a cpu_set_t */
+	bool saved;
+};
+/* Pins the calling thread to the CPU it runs on (or the first allowed),
+ * so that a loop or an eviction and the call after it stay on one CPU;
+ * @a keeps the affinity bench_unpin() restores.  Whether it pinned. */
+bool bench_pin_here(struct bench_affinity *a);
+void bench_unpin(const struct bench_affinity *a);
 /* CLOCK_MONOTONIC_RAW in ns: the scenarios' own stopwatch. */
 uint64_t bench_now_ns(void);
 /* Calls per timed loop of @fn so that one loop lasts about @target_ns. */

@@ -24,8 +24,6 @@
  * asks for an exact count and gets it.
  */
 #define _GNU_SOURCE
-#include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,25 +208,6 @@ static double time_cold(const struct cold *k, uint64_t (*read)(void))
 }
 
 /*
- * Pins the calling thread to the CPU it is on (or the first allowed one):
- * the eviction must empty the caches of the CPU that then makes the call.
- * @saved keeps the affinity to restore; returns whether there is one.
- */
-static bool pin_here(cpu_set_t *saved)
-{
-	int cpus[CPU_SETSIZE];
-	int n = bench_allowed_cpus(cpus, CPU_SETSIZE), here = sched_getcpu(), cpu;
-
-	if (n < 1 || pthread_getaffinity_np(pthread_self(), sizeof(*saved), saved) != 0)
-		return false;
-	cpu = cpus[0];
-	for (int i = 0; i < n; i++)
-		if (cpus[i] == here)
-			cpu = here;
-	return bench_pin(cpu) == 0;
-}
-
-/*
  * Samples round by round, each round one cold call of every clock (the
  * first clock rotating), until @k->max_samples or, for a default count,
  * the time budget.  Returns the samples each clock got.
@@ -301,8 +280,7 @@ int bench_cold(const struct bench_opts *o, struct bench_run *run)
 {
 	struct cold k = { .max_samples = bench_reps(o, COLD_SAMPLES, COLD_SAMPLES_QUICK) };
 	double hz = ticks_hz();
-	cpu_set_t saved;
-	bool pinned;
+	struct bench_affinity saved;
 	int rc, got;
 
 	if (o->n_clocks == 0)
@@ -317,7 +295,7 @@ int bench_cold(const struct bench_opts *o, struct bench_run *run)
 		return -1;
 	}
 	k.ns_per_tick = hz > 0 ? 1e9 / hz : 1;
-	pinned = pin_here(&saved);
+	bench_pin_here(&saved);
 	/* One call each first: a first call may bind a symbol, initialise
 	 * cyclock or start a thread, none of which a cold call repeats. */
 	for (size_t i = 0; i < o->n_clocks; i++)
@@ -325,8 +303,7 @@ int bench_cold(const struct bench_opts *o, struct bench_run *run)
 	k.thunk = thunk_usable();
 	k.empty = empty_bracket(k.thunk);
 	got = take_samples(o, &k);
-	if (pinned)
-		pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
+	bench_unpin(&saved);
 	rc = add_results(o, run, &k, got);
 	munmap(k.map, k.len);
 	free(k.samples);

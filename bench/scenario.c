@@ -116,6 +116,36 @@ int bench_pin(int cpu)
 	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
+_Static_assert(sizeof(cpu_set_t) == sizeof(((struct bench_affinity *)0)->mask),
+	       "struct bench_affinity holds a cpu_set_t");
+
+bool bench_pin_here(struct bench_affinity *a)
+{
+	int cpus[CPU_SETSIZE];
+	int n = bench_allowed_cpus(cpus, CPU_SETSIZE), here = sched_getcpu(), cpu;
+	cpu_set_t set;
+
+	a->saved = n >= 1 && pthread_getaffinity_np(pthread_self(), sizeof(set), &set) == 0;
+	if (!a->saved)
+		return false;
+	memcpy(a->mask, &set, sizeof(set));
+	cpu = cpus[0];
+	for (int i = 0; i < n; i++)
+		if (cpus[i] == here)
+			cpu = here;
+	return bench_pin(cpu) == 0;
+}
+
+void bench_unpin(const struct bench_affinity *a)
+{
+	cpu_set_t set;
+
+	if (!a->saved)
+		return;
+	memcpy(&set, a->mask, sizeof(set));
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
 uint64_t bench_now_ns(void)
 {
 	struct timespec ts;

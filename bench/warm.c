@@ -12,8 +12,6 @@
  * floors it is compared with alike, instead of one clock's whole series.
  */
 #define _GNU_SOURCE
-#include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,25 +46,6 @@ static bool starts_thread(const struct bench_clock *c)
 static bench_loop_fn *loop_of(const struct bench_clock *c, int v)
 {
 	return v == WARM_TP ? c->throughput : c->latency;
-}
-
-/*
- * Pins the calling thread to the CPU it is on (or the first allowed one),
- * so that no loop is split across two CPUs; @saved keeps the affinity to
- * restore.  Returns whether there is one to restore.
- */
-static bool pin_here(cpu_set_t *saved)
-{
-	int cpus[CPU_SETSIZE];
-	int n = bench_allowed_cpus(cpus, CPU_SETSIZE), here = sched_getcpu(), cpu;
-
-	if (n < 1 || pthread_getaffinity_np(pthread_self(), sizeof(*saved), saved) != 0)
-		return false;
-	cpu = cpus[0];
-	for (int i = 0; i < n; i++)
-		if (cpus[i] == here)
-			cpu = here;
-	return bench_pin(cpu) == 0;
 }
 
 /* One round: each clock of the group, both loops. */
@@ -161,18 +140,16 @@ int bench_warm(const struct bench_opts *o, struct bench_run *run)
 	int reps = bench_reps(o, 15, 5), rc = 0;
 	size_t n = o->n_clocks;
 	struct warm_clock *w = alloc_clocks(o, reps);
-	cpu_set_t saved;
-	bool pinned;
+	struct bench_affinity saved;
 
 	if (!w) {
 		fprintf(stderr, "cyclock: warm: out of memory\n");
 		return -1;
 	}
-	pinned = pin_here(&saved);
+	bench_pin_here(&saved);
 	measure_group(o, w, n, reps, false);
 	measure_group(o, w, n, reps, true);
-	if (pinned)
-		pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
+	bench_unpin(&saved);
 	bench_progress_done(o);
 	for (size_t i = 0; i < n && rc == 0; i++)
 		rc = add_results(run, &w[i], reps);
