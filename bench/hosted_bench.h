@@ -3,7 +3,8 @@
  * cyclock-bench-hosted: what the parts of the benchmark share.  Each
  * scenario is one file: hosted_read.c (main, the speed table),
  * hosted_inline.c (the CYCLOCK_INLINE readers' loops), hosted_threads.c,
- * hosted_cold.c and hosted_accuracy.c.
+ * and hosted_accuracy.c.  The cold cost is the cyclock tool's cold scenario
+ * (bench/cold.c).
  */
 #ifndef CYCLOCK_BENCH_HOSTED_H
 #define CYCLOCK_BENCH_HOSTED_H
@@ -117,10 +118,6 @@ double bench_tsc_hz(void);
 /* hosted_threads.c: @now and its floor @floor_fn on two threads at once
  * against one alone; prints the table. */
 void bench_threads_report(bench_loop_fn *now, bench_loop_fn *floor_fn, long calls, int reps);
-
-/* hosted_cold.c: one cyclock_now() and one clock_gettime() right after
- * the caches were flushed, @samples times each; prints the table. */
-void bench_cold_report(long samples, double tsc_hz);
 
 /* hosted_accuracy.c: the library's first call, bracketed, and its
  * agreement with the kernel's clocks from then on. */

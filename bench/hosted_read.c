@@ -13,12 +13,13 @@
  *
  * The scenarios, in the order they run: the library's first call and the
  * accuracy run (first, so that they see the library from its start), the
- * warm speed table, two threads at once, a cold call, and last the coarse
+ * warm speed table, two threads at once, and last the coarse
  * clock, whose first call starts a ticker thread that would otherwise wake
  * up during every other measurement.
  *
  * Usage: cyclock-bench-hosted [--calls N] [--accuracy SECONDS]
- *                             [--cold-samples N] [--quick]
+ *                             [--quick]
+ * The cold cost is the cyclock tool's: "cyclock bench cold".
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -40,7 +41,6 @@ struct options {
 	long calls;        /* reads per timed loop */
 	int reps;          /* timed loops per figure; the best counts */
 	double accuracy_s; /* 0: skip the accuracy run */
-	long cold_samples;
 };
 
 /* The out-of-line floors: one call, like a call into the library. */
@@ -258,11 +258,10 @@ static void print_info(double tsc_hz, double load_before)
 static int usage(FILE *to, int status)
 {
 	fprintf(to, "usage: cyclock-bench-hosted [--calls N] [--accuracy SECONDS]"
-		    " [--cold-samples N] [--quick]\n"
+		    " [--quick]\n"
 		    "  --calls N          reads per timed loop (default 1000000; --quick 100000)\n"
 		    "  --accuracy SECONDS compare with the kernel's clocks for that long,\n"
 		    "                     from the library's first call (default 0: skip)\n"
-		    "  --cold-samples N   cold calls timed per clock (default 1000; --quick 100)\n"
 		    "  --quick            fewer and shorter loops\n");
 	return status;
 }
@@ -270,7 +269,7 @@ static int usage(FILE *to, int status)
 /* Parses argv into @opt; returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, struct options *opt)
 {
-	long calls = -1, cold = -1;
+	long calls = -1;
 	int quick = 0;
 	char *end = NULL;
 
@@ -287,19 +286,16 @@ static int parse_args(int argc, char **argv, struct options *opt)
 			return usage(stderr, 2);
 		if (!strcmp(a, "--calls"))
 			calls = strtol(val, &end, 10);
-		else if (!strcmp(a, "--cold-samples"))
-			cold = strtol(val, &end, 10);
 		else if (!strcmp(a, "--accuracy"))
 			opt->accuracy_s = strtod(val, &end);
 		else
 			return usage(stderr, 2);
-		if (*end || end == val || !calls || !cold || calls < -1 || cold < -1 ||
+		if (*end || end == val || !calls || calls < -1 ||
 		    !(opt->accuracy_s >= 0))
 			return usage(stderr, 2);
 		i++;
 	}
 	opt->calls = calls > 0 ? calls : quick ? 100000 : 1000000;
-	opt->cold_samples = cold > 0 ? cold : quick ? 100 : 1000;
 	opt->reps = quick ? 3 : 7;
 	return -1;
 }
@@ -326,7 +322,6 @@ int main(int argc, char **argv)
 	       opt.calls);
 	print_rows(warm_rows, sizeof(warm_rows) / sizeof(warm_rows[0]));
 	bench_threads_report(loop_now, loop_lfence, opt.calls, opt.reps);
-	bench_cold_report(opt.cold_samples, tsc_hz);
 	run_readers(N_WARM, N_READERS, &opt);
 	printf("\ncoarse, measured last (its first call starts the ticker thread)\n");
 	print_rows(coarse_rows, sizeof(coarse_rows) / sizeof(coarse_rows[0]));
