@@ -85,7 +85,6 @@ static void read_period(void)
  * started (the next call tries again).  Not async-signal-safe. */
 bool cyclock__coarse_start(void)
 {
-	pthread_attr_t attr;
 	pthread_t t;
 	uint32_t no = 0;
 	int err;
@@ -93,13 +92,14 @@ bool cyclock__coarse_start(void)
 	if (!atomic_compare_exchange_strong(&ticker_started, &no, 1))
 		return true;
 	read_period();
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	err = pthread_create(&t, &attr, ticker, NULL);
-	pthread_attr_destroy(&attr);
-	if (err)
+	err = cyclock__thread_start(&t, true, ticker, NULL);
+	if (err) {
 		atomic_store(&ticker_started, 0);
-	return !err;
+		return false;
+	}
+	/* A name for ps -L and top; a thread that never exits keeps @t valid. */
+	pthread_setname_np(t, "cyclock-coarse");
+	return true;
 }
 
 /* With no ticker running, a stored value would stand still: store only

@@ -10,6 +10,7 @@
 #ifndef CYCLOCK_LINUX_INTERNAL_H
 #define CYCLOCK_LINUX_INTERNAL_H
 
+#include <pthread.h>
 #include <time.h>
 
 #include "cyclock.h"
@@ -94,6 +95,7 @@ bool cyclock__counter_invariant(void);
 uint64_t cyclock__counter_hz_hint(const char **how);
 bool cyclock__kernel_clocksource(char *name, size_t len);
 unsigned int cyclock__allowed_cpus(int cpu[2]);
+int cyclock__thread_start(pthread_t *t, bool detached, void *(*fn)(void *), void *arg);
 
 /* warp.c */
 int64_t cyclock__warp_check(const int cpu[2], uint64_t budget_ns, uint64_t *comparisons);

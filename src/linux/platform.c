@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the hosted layer asks of the world: the kernel's clocks, the
- * counter's properties, the kernel's clocksource, the CPUs allowed, and
- * CYCLOCK_SOURCE.  A CYCLOCK_SIM build answers from the test instead.
+ * counter's properties, the kernel's clocksource, the CPUs allowed,
+ * CYCLOCK_SOURCE, and the library's own threads.  A CYCLOCK_SIM build answers from the test instead.
  * Everything here is async-signal-safe except where noted, since a
  * reader's first call initialises.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,4 +169,34 @@ int cyclock__env_source(void)
 #endif
 	complain_once(v);
 	return FORCE_NONE;
+}
+
+/*
+ * Starts one of the library's threads (the coarse ticker, the warp
+ * check's).  It runs with every signal blocked, so that a signal meant
+ * for the program is never handled on a thread the program does not know
+ * of, and on the CPUs the process's main thread may use rather than the
+ * caller's: a first call from a pinned thread must not pin the ticker for
+ * the life of the process.  Returns 0 or pthread_create()'s error.  Not
+ * async-signal-safe.
+ */
+int cyclock__thread_start(pthread_t *t, bool detached, void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t attr;
+	sigset_t all, old;
+	cpu_set_t cpus;
+	int err = pthread_attr_init(&attr);
+
+	if (err)
+		return err;
+	if (detached)
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (sched_getaffinity(getpid(), sizeof(cpus), &cpus) == 0)
+		pthread_attr_setaffinity_np(&attr, sizeof(cpus), &cpus);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(t, &attr, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	return err;
 }

@@ -116,7 +116,7 @@ int64_t cyclock__warp_check(const int cpu[2], uint64_t budget_ns, uint64_t *comp
 	w.start_by_ns = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) + 4 * budget_ns;
 	atomic_store(&w.last, cyclock_arch_counter_ordered());
 	for (; started < 2; started++)
-		if (pthread_create(&t[started], NULL, warp_thread, &arg[started]))
+		if (cyclock__thread_start(&t[started], false, warp_thread, &arg[started]))
 			break;
 	if (started < 2)
 		atomic_store(&w.stop, 1);
