@@ -46,6 +46,7 @@ cli_expect_error 2 "bad option '--json'" bench --json
 cli_expect_error 2 "cannot write '/nonexistent/x.json'" bench warm --json /nonexistent/x.json
 [[ ! -e /nonexistent/x.json ]] || cli_fail "created /nonexistent/x.json"
 cli_expect_error 2 "cannot write" bench warm --csv /nonexistent/x.csv
+cli_expect_error 2 "cannot both write to standard output" bench warm --json - --csv -
 
 # info names every part of its report, and says why when the counter is
 # not used.

@@ -185,6 +185,15 @@ static int parse_option(struct bench_args *a, int opt, char *arg)
 	return -1;
 }
 
+/* Whether scenario @s is already chosen: naming one twice runs it once. */
+static bool chosen(const struct bench_args *a, const struct bench_scenario *s)
+{
+	for (size_t i = 0; i < a->n_scenarios; i++)
+		if (a->scenarios[i] == s)
+			return true;
+	return false;
+}
+
 static int parse_args(struct bench_args *a, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -224,8 +233,12 @@ static int parse_args(struct bench_args *a, int argc, char **argv)
 				   argv[optind]);
 			return -1;
 		}
-		if (a->n_scenarios < 16)
+		if (!chosen(a, s) && a->n_scenarios < 16)
 			a->scenarios[a->n_scenarios++] = s;
+	}
+	if (a->json && a->csv && !strcmp(a->json, "-") && !strcmp(a->csv, "-")) {
+		tool_error("bench: --json and --csv cannot both write to standard output");
+		return -1;
 	}
 	return 0;
 }
