@@ -3,7 +3,8 @@
  * The counter of the architecture being compiled for: one small header per
  * architecture, each defining what it specialises and including
  * arch/generic.h for the rest.  A test build (CYCLOCK_SIM) reads a
- * simulated counter instead, through the same names.
+ * simulated counter instead, through the same names.  Any other
+ * architecture gets generic.h alone: no counter, the kernel's clocks.
  */
 #ifndef CYCLOCK_ARCH_H
 #define CYCLOCK_ARCH_H
@@ -12,6 +13,10 @@
 #include "arch/sim.h"
 #elif defined(__x86_64__)
 #include "arch/x86_64.h"
+#elif defined(__aarch64__)
+#include "arch/arm64.h"
+#elif defined(__riscv) && __riscv_xlen == 64
+#include "arch/riscv64.h"
 #else
 #include "arch/generic.h"
 #endif

@@ -69,10 +69,30 @@ bool cyclock__counter_invariant(void)
 	return cyclock_arch_counter_invariant();
 }
 
+#ifdef CYCLOCK_ARCH_HZ_DEVICE_TREE
+/* The counter's frequency from the device tree property the arch header
+ * names, a big-endian u32 (riscv64's timebase-frequency), or 0. */
+uint64_t cyclock__counter_hz_hint(const char **how)
+{
+	int fd = open(CYCLOCK_ARCH_HZ_DEVICE_TREE, O_RDONLY | O_CLOEXEC);
+	unsigned char be[4];
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, be, sizeof(be));
+	close(fd);
+	if (n != (ssize_t)sizeof(be))
+		return 0;
+	*how = "device tree";
+	return (uint64_t)be[0] << 24 | (uint64_t)be[1] << 16 | (uint64_t)be[2] << 8 | be[3];
+}
+#else
 uint64_t cyclock__counter_hz_hint(const char **how)
 {
 	return cyclock_arch_counter_hz_hint(how);
 }
+#endif
 
 /* The kernel's current clocksource, from sysfs (open and read are
  * async-signal-safe; stdio is not). */
