@@ -20,7 +20,9 @@ if ((${#core_c[@]} == 0)); then
 fi
 
 # Compiler-runtime helpers (libgcc, compiler-rt) a freestanding target has.
-allowed='^(__aeabi_(uldivmod|ldivmod|uidivmod|idivmod|uidiv|idiv|lmul|llsl|llsr|lasr|lcmp|ulcmp)|__udivdi3|__umoddi3|__divdi3|__moddi3|__udivmoddi4|__ashldi3|__lshrdi3|__muldi3|__popcount.*|__clz.*|__ctz.*|_GLOBAL_OFFSET_TABLE_)$'
+# AArch64 compilers that default to -moutline-atomics (Debian's) call
+# libgcc's __aarch64_<op><size>_<order> for every atomic read-modify-write.
+allowed='^(__aeabi_(uldivmod|ldivmod|uidivmod|idivmod|uidiv|idiv|lmul|llsl|llsr|lasr|lcmp|ulcmp)|__udivdi3|__umoddi3|__divdi3|__moddi3|__udivmoddi4|__ashldi3|__lshrdi3|__muldi3|__popcount.*|__clz.*|__ctz.*|__aarch64_(cas|swp|ldadd|ldclr|ldeor|ldset)(1|2|4|8|16)_(relax|acq|rel|acq_rel)|_GLOBAL_OFFSET_TABLE_)$'
 # -fno-stack-protector: some distributions' compilers enable it by default,
 # which would reference __stack_chk_fail (a libc symbol) from any function
 # with a local array.  Firmware builds turn it off the same way.

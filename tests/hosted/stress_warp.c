@@ -7,8 +7,9 @@
  * of it, so the other reading happened before this one, and an ordered
  * clock must not be below it.  The seconds are split over the clocks in
  * phases[]: the ordered ones must show no backward step at all; the
- * unordered ones (cyclock_now_relaxed(), cyclock_local(), a bare rdtsc)
- * may, and are reported, in ns or, for rdtsc, in counts.
+ * unordered ones (cyclock_now_relaxed(), cyclock_local(), a bare counter
+ * read: rdtsc, cntvct, rdtime) may, and are reported, in ns or, for the
+ * bare counter, in counts.
  *
  * Usage: stress_warp [seconds]   (default 3); exits 77 when fewer than
  * two CPUs are allowed.
@@ -19,14 +20,14 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <x86intrin.h>
 
 #include "cyclock.h"
+#include "cyclock/arch.h"
 #include "kclock.h"
 
-static uint64_t bare_rdtsc(void)
+static uint64_t bare_counter(void)
 {
-	return __rdtsc();
+	return cyclock_arch_counter();
 }
 
 static const struct phase {
@@ -41,7 +42,7 @@ static const struct phase {
 	{ "cyclock_coarse", cyclock_coarse, 1, "ns" },
 	{ "cyclock_now_relaxed", cyclock_now_relaxed, 0, "ns" },
 	{ "cyclock_local", cyclock_local, 0, "ns" },
-	{ "rdtsc", bare_rdtsc, 0, "counts" },
+	{ "bare " CYCLOCK_ARCH_COUNTER_NAME, bare_counter, 0, "counts" },
 };
 #define NPHASES ((int)(sizeof(phases) / sizeof(phases[0])))
 
@@ -96,7 +97,7 @@ static void *player(void *arg)
 	}
 	for (;;) {
 		while (atomic_load_explicit(&turn, memory_order_acquire) != me)
-			_mm_pause();
+			cyclock_cpu_relax();
 		if (phase >= NPHASES) {
 			atomic_store_explicit(&turn, 1 - me, memory_order_release);
 			return NULL;
