@@ -261,6 +261,9 @@ int bench__write_file(const char *path, const char *data, size_t len);
 /* report_table.c: the readable table, grouped by scenario, with ratios to
  * the floors where the run has them and a mark on noisy figures. */
 void bench_report_table(FILE *f, const struct bench_run *run);
+/* Whether this build reads and writes JSON (false without jansson, when
+ * nojson.c stands in for the JSON files below). */
+extern const bool bench_json_supported;
 /* report_json.c: Google Benchmark's JSON format; written to a temporary
  * beside @path and renamed, so @path is whole or untouched.  0, or -1
  * after printing one line why. */

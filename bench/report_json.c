@@ -14,6 +14,8 @@
 
 #include "bench.h"
 
+const bool bench_json_supported = true;
+
 /* Keys of an entry that are Google Benchmark's or cyclock's own: an extra
  * figure of the same name would hide one, so it is left out. */
 static const char *const entry_keys[] = {

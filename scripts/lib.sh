@@ -22,6 +22,12 @@ cyclock__package() {
 	benchmark) echo libbenchmark-dev ;;
 	taskset) echo util-linux ;;
 	clang-tsan) echo libclang-rt-dev ;; # a Recommends of clang: may be missing
+	arm-none-eabi-gcc) echo gcc-arm-none-eabi ;; # the firmware test's
+	aarch64-gcc) echo gcc-aarch64-linux-gnu ;; # scripts/cross.sh's
+	riscv64-gcc) echo gcc-riscv64-linux-gnu ;;
+	qemu-user) echo qemu-user ;;
+	cmocka-arm64) echo libcmocka-dev:arm64 ;; # needs dpkg --add-architecture arm64
+	jansson-arm64) echo libjansson-dev:arm64 ;;
 	*) echo "$1" ;; # cmake, make, g++, clang, pkg-config
 	esac
 }
@@ -46,6 +52,13 @@ cyclock__have() {
 	perf) perf bench sched pipe -l 1 ;;
 	pg_test_timing) [[ -n $(cyclock_pg_test_timing) ]] ;;
 	benchmark) pkg-config --exists benchmark || [[ -e /usr/include/benchmark/benchmark.h ]] ;;
+	aarch64-gcc) command -v aarch64-linux-gnu-gcc ;;
+	riscv64-gcc) command -v riscv64-linux-gnu-gcc ;;
+	qemu-user) command -v qemu-aarch64 && command -v qemu-riscv64 ;;
+	cmocka-arm64 | jansson-arm64)
+		dpkg-query -W -f='${Status}' "$(cyclock__package "$1")" |
+			grep -q 'install ok installed'
+		;;
 	clang-tsan)
 		echo 'int main(void) { return 0; }' |
 			clang -fsanitize=thread -x c - -o /dev/null
@@ -58,7 +71,10 @@ cyclock__have() {
 # apt-get when root; otherwise says what to install and exits 1.
 # Requirements: cmake cc make g++ clang pkg-config nm cmocka jansson
 # python3 (Debian's, /usr/bin/python3) scipy xmllint gbench-compare clang-tsan;
-# for scripts/crosscheck.sh: perf pg_test_timing benchmark taskset.
+# for scripts/crosscheck.sh: perf pg_test_timing benchmark taskset;
+# for the firmware test: arm-none-eabi-gcc qemu-system-arm;
+# for scripts/cross.sh: aarch64-gcc riscv64-gcc qemu-user cmocka-arm64
+# jansson-arm64 (the last two after dpkg --add-architecture arm64).
 # (clang's ThreadSanitizer runtime; check it after clang).
 cyclock_ensure_deps() {
 	local req missing=()

@@ -4,6 +4,8 @@
 #   asan     build/asan     Debug, ASan+UBSan, all but the build checks
 #   tsan     build/tsan     ThreadSanitizer (clang if present), concurrency and
 #                           the cyclock tool (its scenarios run threads)
+#   aarch64  build/cross-aarch64  cross-built, tests run under qemu-user
+#   riscv64  build/cross-riscv64  (scripts/cross.sh says which run)
 # CYCLOCK_TEST_STAGES="release tsan" runs a subset.  Every stage runs even
 # if one fails; the last line is "N passed, N failed" over all stages, and
 # the exit status is non-zero if anything failed.  A stage whose configure
@@ -15,6 +17,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cyclock_ensure_deps cmake cc make g++ clang pkg-config nm cmocka jansson
 # The cyclock tool's tests: JSON checks, Google Benchmark's compare.py, SVG.
 cyclock_ensure_deps python3 xmllint gbench-compare scipy
+# The Cortex-M3 firmware, built and run in QEMU (a build test).
+cyclock_ensure_deps arm-none-eabi-gcc qemu-system-arm
 cyclock_ensure_deps clang-tsan
 cd "$CYCLOCK_ROOT"
 
@@ -84,14 +88,32 @@ stage() {
 		run_stage tsan build/tsan "-L concurrency|cli" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 			-DCYCLOCK_SANITIZE=thread -DCYCLOCK_BUILD_TESTS=ON "${cc[@]}"
 		;;
+	aarch64 | riscv64)
+		cross_stage "$1"
+		;;
 	*)
-		echo "cyclock: unknown stage '$1' in CYCLOCK_TEST_STAGES (release asan tsan)" >&2
+		echo "cyclock: unknown stage '$1' in CYCLOCK_TEST_STAGES" \
+			"(release asan tsan aarch64 riscv64)" >&2
 		exit 2
 		;;
 	esac
 }
 
-for s in ${CYCLOCK_TEST_STAGES:-release asan tsan}; do
+# A cross stage: scripts/cross.sh builds build/cross-ARCH and runs its tests
+# under qemu-user; its summary line is "cross-ARCH N passed, N failed, N skipped".
+cross_stage() {
+	local start=$SECONDS log=build/cross-$1.log passed=0 failed=0 skipped=0 line rc=0
+	mkdir -p build
+	bash scripts/cross.sh "$1" 2>&1 | tee "$log" || rc=$?
+	line=$(grep -E "^cross-$1 +[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped" "$log" | tail -1)
+	if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then
+		passed=${BASH_REMATCH[1]} failed=${BASH_REMATCH[2]} skipped=${BASH_REMATCH[3]}
+	fi
+	((rc != 0 && failed == 0)) && failed=1
+	record "$1" "$passed" "$failed" "$skipped" "$start" ""
+}
+
+for s in ${CYCLOCK_TEST_STAGES:-release asan tsan aarch64 riscv64}; do
 	stage "$s"
 done
 

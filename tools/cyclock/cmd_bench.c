@@ -176,6 +176,10 @@ static int parse_option(struct bench_args *a, int opt, char *arg)
 		a->o.quiet = true;
 		return 0;
 	case 'j':
+		if (!bench_json_supported) {
+			tool_error("bench: --json: this cyclock was built without jansson");
+			return -1;
+		}
 		a->json = arg;
 		return check_output(arg);
 	case 'v':
