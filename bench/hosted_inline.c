@@ -10,6 +10,9 @@
 
 #include "hosted_bench.h"
 
+/* Without a counter, cyclock-bench-hosted only says so (hosted_read.c). */
+#if CYCLOCK_ARCH_HAS_COUNTER
+
 BENCH_LOOP(inl_loop_rdtsc, cyclock_arch_counter())
 BENCH_LOOP(inl_loop_lfence, bench_lfence_counter())
 BENCH_LOOP(inl_loop_ordered, cyclock_arch_counter_ordered())
@@ -30,3 +33,5 @@ uint64_t inl_time_now(uint64_t empty)
 	t1 = bench_fenced_counter();
 	return t1 - t0 > empty ? t1 - t0 - empty : 0;
 }
+
+#endif /* CYCLOCK_ARCH_HAS_COUNTER */

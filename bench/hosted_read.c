@@ -33,9 +33,10 @@
 
 #include "hosted_bench.h"
 
-#if CYCLOCK_ARCH_HAS_COUNTER
-
+/* Defined whatever the architecture: the other files reference it. */
 volatile uint64_t bench_sink;
+
+#if CYCLOCK_ARCH_HAS_COUNTER
 
 struct options {
 	long calls;        /* reads per timed loop */

@@ -17,6 +17,9 @@
 
 #include "hosted_bench.h"
 
+/* Without a counter, cyclock-bench-hosted only says so (hosted_read.c). */
+#if CYCLOCK_ARCH_HAS_COUNTER
+
 struct worker {
 	bench_loop_fn *fn;
 	long calls;
@@ -134,3 +137,5 @@ void bench_threads_report(bench_loop_fn *now, bench_loop_fn *floor_fn, long call
 	measure(floor_fn, calls, reps, cpu, alone, both);
 	print_row(BENCH_FLOOR_ORDERED " (a call)", alone, both, 0);
 }
+
+#endif /* CYCLOCK_ARCH_HAS_COUNTER */

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The test command: every test in three builds.
+# The test command: every test in six builds.
 #   release  build/release  RelWithDebInfo, all tests (unit, concurrency, build)
 #   asan     build/asan     Debug, ASan+UBSan, all but the build checks
 #   tsan     build/tsan     ThreadSanitizer (clang if present), concurrency and
 #                           the cyclock tool (its scenarios run threads)
+#   generic  build/generic  as an architecture without a counter (the kernel's
+#                           clocks), all but the build checks
 #   aarch64  build/cross-aarch64  cross-built, tests run under qemu-user
 #   riscv64  build/cross-riscv64  (scripts/cross.sh says which run)
 # CYCLOCK_TEST_STAGES="release tsan" runs a subset.  Every stage runs even
@@ -88,12 +90,19 @@ stage() {
 		run_stage tsan build/tsan "-L concurrency|cli" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 			-DCYCLOCK_SANITIZE=thread -DCYCLOCK_BUILD_TESTS=ON "${cc[@]}"
 		;;
+	generic)
+		# Any architecture without a counter of its own: arch/generic.h,
+		# the kernel's clocks, with the same tests.
+		run_stage generic build/generic "-LE build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+			-DCYCLOCK_SANITIZE= -DCYCLOCK_BUILD_TESTS=ON \
+			-DCMAKE_C_FLAGS=-DCYCLOCK_ARCH_GENERIC
+		;;
 	aarch64 | riscv64)
 		cross_stage "$1"
 		;;
 	*)
 		echo "cyclock: unknown stage '$1' in CYCLOCK_TEST_STAGES" \
-			"(release asan tsan aarch64 riscv64)" >&2
+			"(release asan tsan generic aarch64 riscv64)" >&2
 		exit 2
 		;;
 	esac
@@ -113,7 +122,7 @@ cross_stage() {
 	record "$1" "$passed" "$failed" "$skipped" "$start" ""
 }
 
-for s in ${CYCLOCK_TEST_STAGES:-release asan tsan aarch64 riscv64}; do
+for s in ${CYCLOCK_TEST_STAGES:-release asan tsan generic aarch64 riscv64}; do
 	stage "$s"
 done
 

@@ -11,6 +11,8 @@
 
 #if defined(CYCLOCK_SIM)
 #include "arch/sim.h"
+#elif defined(CYCLOCK_ARCH_GENERIC)
+#include "arch/generic.h" /* any architecture as one without a known counter */
 #elif defined(__x86_64__)
 #include "arch/x86_64.h"
 #elif defined(__aarch64__)

@@ -151,7 +151,7 @@ static void complain_once(const char *value)
 {
 	static CYCLOCK_ATOMIC(uint32_t) said;
 	static const char head[] = "cyclock: ignoring CYCLOCK_SOURCE=\"";
-	static const char tail[] = "\" (expected tsc or kernel)\n";
+	static const char tail[] = "\" (expected " CYCLOCK_ARCH_COUNTER_NAME ", counter or kernel)\n";
 	char line[sizeof(head) + 64 + 3 + sizeof(tail)];
 	size_t n = sizeof(head) - 1, i;
 	ssize_t ignored;
