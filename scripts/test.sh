@@ -2,8 +2,8 @@
 # The test command: every test in six builds.
 #   release  build/release  RelWithDebInfo, all tests (unit, concurrency, build)
 #   asan     build/asan     Debug, ASan+UBSan, all but the build checks
-#   tsan     build/tsan     ThreadSanitizer (clang if present), concurrency and
-#                           the cyclock tool (its scenarios run threads)
+#   tsan     build/tsan     ThreadSanitizer (clang if present), concurrency, the
+#                           cyclock tool (its scenarios run threads), the preload
 #   generic  build/generic  as an architecture without a counter (the kernel's
 #                           clocks), all but the build checks
 #   aarch64  build/cross-aarch64  cross-built, tests run under qemu-user
@@ -87,7 +87,7 @@ stage() {
 		# warns that TSan does not model atomic_thread_fence; neither does clang's).
 		local cc=()
 		command -v clang >/dev/null && cc=(-DCMAKE_C_COMPILER=clang)
-		run_stage tsan build/tsan "-L concurrency|cli" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		run_stage tsan build/tsan "-L concurrency|cli|preload" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 			-DCYCLOCK_SANITIZE=thread -DCYCLOCK_BUILD_TESTS=ON "${cc[@]}"
 		;;
 	generic)

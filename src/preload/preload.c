@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libcyclock-preload.so: clock_gettime(), gettimeofday() and timespec_get()
+ * served by cyclock for unmodified programs (LD_PRELOAD, or "cyclock run").
+ *
+ * Served: CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW and
+ * CLOCK_BOOTTIME, from the ordered readers (cyclock_realtime(), _now(),
+ * _raw(), _boottime()), on the kernel's zero.  CYCLOCK_PRELOAD_CLOCKS, a
+ * comma-separated list of monotonic, monotonic_raw, realtime, boottime,
+ * narrows that; unknown names are ignored.  Everything else goes to the
+ * next clock_gettime() (libc's, the vDSO), unchanged:
+ *  - the _COARSE clocks and time(): the kernel's are its tick-based
+ *    timekeeping (time() is CLOCK_REALTIME_COARSE's seconds), a few ns in
+ *    the vDSO already.  cyclock_coarse() is a different clock (a 1 ms ticker
+ *    thread of its own), and starting a thread inside someone's
+ *    clock_gettime() is not ours to do, so they are not interposed;
+ *  - CPU-time clocks, per-process and per-thread ids (negative), CLOCK_TAI,
+ *    the alarm clocks and unknown ids (EINVAL comes from the kernel);
+ *  - a NULL pointer: the syscall answers, so -1 with EFAULT (EINVAL for an
+ *    unknown id), exactly the kernel's, where the vDSO would crash;
+ *  - every id, when cyclock uses the kernel's clocks (no trusted counter).
+ *
+ * Initialisation happens once, in this library's constructor, never inside
+ * a clock call: cyclock_init(0) (1-2.5 ms, two short-lived threads for the
+ * warp check) and the dlsym(RTLD_NEXT) look-ups.  Until it has finished,
+ * every call passes through to the kernel through syscall(): calls from
+ * constructors of libraries initialised before this one, from threads they
+ * started, and from signal handlers that interrupt it.  So no clock call
+ * ever creates a thread, takes a lock or calls dlsym, and a first call from
+ * a signal handler cannot deadlock.  A child of fork() inherits the state
+ * (the library's fork handler repairs its own); exec() starts over with
+ * LD_PRELOAD inherited.  The cost: every process started with the preload
+ * pays the initialisation, whether it reads a clock or not.
+ *
+ * 64-bit Linux only: the syscall fallback passes a 64-bit struct timespec.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cyclock.h"
+
+#define PRELOAD_API __attribute__((visibility("default")))
+#define NS_PER_SEC 1000000000ull
+
+#define BIT(id) (1u << (id))
+#define SERVABLE (BIT(CLOCK_REALTIME) | BIT(CLOCK_MONOTONIC) | \
+		  BIT(CLOCK_MONOTONIC_RAW) | BIT(CLOCK_BOOTTIME))
+
+typedef int gettime_fn(clockid_t id, struct timespec *ts);
+typedef int gettimeofday_fn(struct timeval *tv, void *tz);
+typedef int timespec_get_fn(struct timespec *ts, int base);
+
+/*
+ * The clock ids served, as bits; 0 until the constructor has finished.
+ * Relaxed: cyclock's readers synchronise with its initialisation on their
+ * own, and the real functions below are only an optimisation over the
+ * syscall, so seeing either early or late is correct.
+ */
+static _Atomic unsigned int served;
+static _Atomic(gettime_fn *) real_gettime;
+static _Atomic(gettimeofday_fn *) real_gettimeofday;
+static _Atomic(timespec_get_fn *) real_timespec_get;
+
+/* The served ids' bits, for tests and "cyclock run" to check that the
+ * preload is loaded (and serving: non-zero).  Written once, by the
+ * constructor. */
+PRELOAD_API _Atomic unsigned int cyclock_preload_active;
+
+/* The library's sources are compiled with clock_gettime renamed to this,
+ * so that its own kernel reads reach the kernel, not us. */
+int cyclock_preload__kernel_gettime(clockid_t id, struct timespec *ts);
+
+/* libc declares the pointers nonnull, so a plain test could be folded
+ * away; the empty asm hides what the compiler assumed. */
+static inline bool is_null(const void *p)
+{
+	__asm__("" : "+r"(p));
+	return !p;
+}
+
+static int pass_gettime(clockid_t id, struct timespec *ts)
+{
+	gettime_fn *fn = atomic_load_explicit(&real_gettime, memory_order_relaxed);
+
+	if (fn && !is_null(ts))
+		return fn(id, ts);
+	return (int)syscall(SYS_clock_gettime, id, ts);
+}
+
+int cyclock_preload__kernel_gettime(clockid_t id, struct timespec *ts)
+{
+	return pass_gettime(id, ts);
+}
+
+/* @id is served (one of SERVABLE). */
+static uint64_t read_served(clockid_t id)
+{
+	switch (id) {
+	case CLOCK_MONOTONIC:
+		return cyclock_now();
+	case CLOCK_REALTIME:
+		return cyclock_realtime();
+	case CLOCK_MONOTONIC_RAW:
+		return cyclock_raw();
+	default:
+		return cyclock_boottime();
+	}
+}
+
+static bool is_served(clockid_t id)
+{
+	unsigned int mask = atomic_load_explicit(&served, memory_order_relaxed);
+
+	/* Negative ids (CPU-time clocks of a pid or thread) wrap to large. */
+	return (unsigned int)id < 32 && (mask & BIT(id));
+}
+
+PRELOAD_API int clock_gettime(clockid_t id, struct timespec *ts)
+{
+	uint64_t ns;
+
+	if (!is_served(id) || is_null(ts))
+		return pass_gettime(id, ts);
+	ns = read_served(id);
+	ts->tv_sec = (time_t)(ns / NS_PER_SEC);
+	ts->tv_nsec = (long)(ns % NS_PER_SEC);
+	return 0;
+}
+
+/* With a timezone asked for, the kernel fills it: pass through. */
+PRELOAD_API int gettimeofday(struct timeval *restrict tv, void *restrict tz)
+{
+	gettimeofday_fn *fn;
+	uint64_t ns;
+
+	if (is_served(CLOCK_REALTIME) && !is_null(tv) && !tz) {
+		ns = cyclock_realtime();
+		tv->tv_sec = (time_t)(ns / NS_PER_SEC);
+		tv->tv_usec = (suseconds_t)(ns % NS_PER_SEC / 1000);
+		return 0;
+	}
+	fn = atomic_load_explicit(&real_gettimeofday, memory_order_relaxed);
+	if (fn)
+		return fn(tv, tz);
+	return (int)syscall(SYS_gettimeofday, tv, tz);
+}
+
+/* C11's TIME_UTC is CLOCK_REALTIME; other bases are libc's. */
+PRELOAD_API int timespec_get(struct timespec *ts, int base)
+{
+	timespec_get_fn *fn;
+
+	if (base == TIME_UTC)
+		return clock_gettime(CLOCK_REALTIME, ts) == 0 ? base : 0;
+	fn = atomic_load_explicit(&real_timespec_get, memory_order_relaxed);
+	return fn ? fn(ts, base) : 0;
+}
+
+/* CYCLOCK_PRELOAD_CLOCKS as bits; all of them when unset. */
+static unsigned int wanted_clocks(const char *list)
+{
+	static const struct {
+		const char *name;
+		clockid_t id;
+	} names[] = {
+		{ "monotonic", CLOCK_MONOTONIC },
+		{ "monotonic_raw", CLOCK_MONOTONIC_RAW },
+		{ "realtime", CLOCK_REALTIME },
+		{ "boottime", CLOCK_BOOTTIME },
+	};
+	unsigned int mask = 0;
+
+	if (!list)
+		return SERVABLE;
+	while (*list) {
+		size_t len = strcspn(list, ",");
+
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i].name) == len && !strncmp(list, names[i].name, len))
+				mask |= BIT(names[i].id);
+		list += len + (list[len] == ',');
+	}
+	return mask;
+}
+
+/*
+ * Runs once per process image, before main() and after the constructors
+ * of the libraries initialised before this one.  dlsym() returning NULL
+ * (no next definition) leaves the syscall in place.
+ */
+__attribute__((constructor)) static void preload_init(void)
+{
+	unsigned int mask = wanted_clocks(getenv("CYCLOCK_PRELOAD_CLOCKS"));
+
+	atomic_store(&real_gettime, (gettime_fn *)dlsym(RTLD_NEXT, "clock_gettime"));
+	atomic_store(&real_gettimeofday, (gettimeofday_fn *)dlsym(RTLD_NEXT, "gettimeofday"));
+	atomic_store(&real_timespec_get, (timespec_get_fn *)dlsym(RTLD_NEXT, "timespec_get"));
+	if (!mask || cyclock_init(0) != CYCLOCK_USING_COUNTER)
+		mask = 0; /* the kernel's clocks: pass everything through */
+	atomic_store(&served, mask);
+	atomic_store(&cyclock_preload_active, mask);
+}

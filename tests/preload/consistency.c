@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * After the kernel's timers selftest inconsistency-check: threads read each
+ * clock through clock_gettime() back to back in windows, and every reading
+ * must be no less than the one before it, on the thread and across threads
+ * (a reading taken after seeing another thread's must not be less), and lie
+ * between direct syscall readings taken before and after its window, within
+ * SLACK_NS.  Usage: consistency [SECONDS] (default 2).
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "preload_check.h"
+
+#define WINDOW 64
+#define MAX_THREADS 4
+
+static const struct {
+	clockid_t id;
+	const char *name;
+} clocks[] = {
+	{ CLOCK_REALTIME, "CLOCK_REALTIME" },
+	{ CLOCK_MONOTONIC, "CLOCK_MONOTONIC" },
+	{ CLOCK_MONOTONIC_RAW, "CLOCK_MONOTONIC_RAW" },
+	{ CLOCK_BOOTTIME, "CLOCK_BOOTTIME" },
+	{ CLOCK_REALTIME_COARSE, "CLOCK_REALTIME_COARSE" },
+	{ CLOCK_MONOTONIC_COARSE, "CLOCK_MONOTONIC_COARSE" },
+	{ CLOCK_TAI, "CLOCK_TAI" },
+};
+#define NCLOCKS (sizeof(clocks) / sizeof(clocks[0]))
+
+/* The largest reading of each clock any thread has published. */
+static _Atomic int64_t latest[NCLOCKS];
+static _Atomic long failures;
+static _Atomic long windows;
+static int64_t stop_ns;
+
+static void fail(size_t c, const char *what, int64_t a, int64_t b)
+{
+	if (atomic_fetch_add(&failures, 1) < 10)
+		fprintf(stderr, "FAIL %s: %s: %lld then %lld (%+lld ns)\n", clocks[c].name,
+			what, (long long)a, (long long)b, (long long)(b - a));
+}
+
+static void publish(size_t c, int64_t v)
+{
+	int64_t old = atomic_load(&latest[c]);
+
+	while (old < v && !atomic_compare_exchange_weak(&latest[c], &old, v))
+		;
+}
+
+static void window(size_t c)
+{
+	int64_t seen = atomic_load(&latest[c]); /* acquire: before our reads */
+	int64_t before = sys_ns(clocks[c].id), after, r[WINDOW];
+
+	for (int i = 0; i < WINDOW; i++)
+		r[i] = lib_ns(clocks[c].id);
+	after = sys_ns(clocks[c].id);
+	if (r[0] < seen)
+		fail(c, "below another thread's earlier reading", seen, r[0]);
+	for (int i = 1; i < WINDOW; i++)
+		if (r[i] < r[i - 1])
+			fail(c, "out of order", r[i - 1], r[i]);
+	if (r[0] < before - SLACK_NS)
+		fail(c, "below the syscall before", before, r[0]);
+	if (r[WINDOW - 1] > after + SLACK_NS)
+		fail(c, "above the syscall after", after, r[WINDOW - 1]);
+	publish(c, r[WINDOW - 1]);
+	atomic_fetch_add(&windows, 1);
+}
+
+static void *reader(void *arg)
+{
+	(void)arg;
+	while (sys_ns(CLOCK_MONOTONIC) < stop_ns && atomic_load(&failures) == 0)
+		for (size_t c = 0; c < NCLOCKS; c++)
+			window(c);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int mask = preload_mask(argv[0]);
+	double seconds = argc > 1 ? atof(argv[1]) : 2;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int n = ncpu < 2 ? 2 : ncpu > MAX_THREADS ? MAX_THREADS : (int)ncpu;
+	pthread_t t[MAX_THREADS];
+
+	stop_ns = sys_ns(CLOCK_MONOTONIC) + (int64_t)(seconds * 1e9);
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&t[i], NULL, reader, NULL)) {
+			perror("pthread_create");
+			return 1;
+		}
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	printf("%d threads, %ld windows of %d readings, served mask %#x, %ld failures\n",
+	       n, atomic_load(&windows), WINDOW, mask, atomic_load(&failures));
+	if (atomic_load(&failures))
+		return 1;
+	return preload_result(mask, argv[0]);
+}

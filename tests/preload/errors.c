@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Error semantics and pass-through under the preload: what the kernel
+ * answers for an unknown id and a NULL pointer, CPU-time clocks that
+ * advance with work, CLOCK_TAI and the coarse clocks as the kernel has
+ * them, gettimeofday() and timespec_get() on CLOCK_REALTIME.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "preload_check.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                    \
+	do {                                                \
+		if (!(cond)) {                              \
+			fprintf(stderr, "FAIL: " __VA_ARGS__); \
+			fputc('\n', stderr);                \
+			failures++;                         \
+		}                                           \
+	} while (0)
+
+/* Hidden from the compiler (and UBSan), which know that clock_gettime()'s
+ * pointer is nonnull: the test passes NULL on purpose. */
+static struct timespec *volatile null_ts;
+static int (*volatile gettime)(clockid_t, struct timespec *) = clock_gettime;
+
+/* The preload and the kernel give the same result and errno for @id, @ts. */
+static void same_error(clockid_t id, struct timespec *ts, int want)
+{
+	int rc, err, sys_rc, sys_err;
+
+	errno = 0;
+	rc = gettime(id, ts);
+	err = errno;
+	errno = 0;
+	sys_rc = (int)syscall(SYS_clock_gettime, id, ts);
+	sys_err = errno;
+	CHECK(rc == -1 && err == want, "clock %d: %d/%s, want -1/%s", (int)id, rc,
+	      strerror(err), strerror(want));
+	CHECK(rc == sys_rc && err == sys_err, "clock %d: %d/%d, kernel %d/%d", (int)id,
+	      rc, err, sys_rc, sys_err);
+}
+
+static void errors(void)
+{
+	struct timespec ts;
+	static const clockid_t served[] = { CLOCK_REALTIME, CLOCK_MONOTONIC,
+					    CLOCK_MONOTONIC_RAW, CLOCK_BOOTTIME };
+
+	same_error(1234, &ts, EINVAL);
+	same_error(16, &ts, EINVAL);
+	same_error(-1 - (1 << 20), &ts, EINVAL); /* a dead pid's CPU clock */
+	same_error(1234, null_ts, EINVAL);
+	for (size_t i = 0; i < sizeof(served) / sizeof(served[0]); i++)
+		same_error(served[i], null_ts, EFAULT);
+}
+
+static volatile uint64_t sink;
+
+static void burn(int64_t ns)
+{
+	int64_t end = sys_ns(CLOCK_MONOTONIC) + ns;
+
+	while (sys_ns(CLOCK_MONOTONIC) < end)
+		for (int i = 0; i < 1000; i++)
+			sink += (uint64_t)i * i;
+}
+
+static void cputime(void)
+{
+	clockid_t self;
+	int64_t t0 = lib_ns(CLOCK_THREAD_CPUTIME_ID), p0 = lib_ns(CLOCK_PROCESS_CPUTIME_ID);
+	int64_t s0, s1;
+
+	CHECK(pthread_getcpuclockid(pthread_self(), &self) == 0, "pthread_getcpuclockid");
+	s0 = lib_ns(self);
+	burn(20 * 1000 * 1000);
+	s1 = lib_ns(self);
+	CHECK(t0 >= 0 && lib_ns(CLOCK_THREAD_CPUTIME_ID) - t0 >= 5 * 1000 * 1000,
+	      "CLOCK_THREAD_CPUTIME_ID did not advance with 20 ms of work");
+	CHECK(p0 >= 0 && lib_ns(CLOCK_PROCESS_CPUTIME_ID) - p0 >= 5 * 1000 * 1000,
+	      "CLOCK_PROCESS_CPUTIME_ID did not advance with 20 ms of work");
+	CHECK(s0 >= 0 && s1 - s0 >= 5 * 1000 * 1000, "the thread's own clock id (%d) did not "
+	      "advance: %lld -> %lld", (int)self, (long long)s0, (long long)s1);
+}
+
+/* Between the kernel's readings before and after, within SLACK_NS. */
+static void bracketed(clockid_t id, const char *name)
+{
+	int64_t before = sys_ns(id), r = lib_ns(id), after = sys_ns(id);
+
+	CHECK(r >= before - SLACK_NS && r <= after + SLACK_NS,
+	      "%s: %lld not within [%lld, %lld]", name, (long long)r, (long long)before,
+	      (long long)after);
+}
+
+static void realtime_apis(void)
+{
+	struct timeval tv;
+	struct timespec ts;
+	int64_t before = sys_ns(CLOCK_REALTIME), after;
+
+	CHECK(gettimeofday(&tv, NULL) == 0, "gettimeofday");
+	CHECK(timespec_get(&ts, TIME_UTC) == TIME_UTC, "timespec_get");
+	after = sys_ns(CLOCK_REALTIME);
+	CHECK(tv.tv_sec * NS_PER_SEC + tv.tv_usec * 1000 >= before / 1000 * 1000 - SLACK_NS &&
+	      tv.tv_sec * NS_PER_SEC + tv.tv_usec * 1000 <= after + SLACK_NS,
+	      "gettimeofday out of the kernel's bracket");
+	CHECK(ts.tv_sec * NS_PER_SEC + ts.tv_nsec >= before - SLACK_NS &&
+	      ts.tv_sec * NS_PER_SEC + ts.tv_nsec <= after + SLACK_NS,
+	      "timespec_get out of the kernel's bracket");
+	CHECK(timespec_get(&ts, 12345) == 0, "timespec_get with an unknown base");
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int mask = preload_mask(argv[0]);
+
+	(void)argc;
+	errors();
+	cputime();
+	bracketed(CLOCK_TAI, "CLOCK_TAI");
+	bracketed(CLOCK_REALTIME_COARSE, "CLOCK_REALTIME_COARSE");
+	bracketed(CLOCK_MONOTONIC_COARSE, "CLOCK_MONOTONIC_COARSE");
+	bracketed(CLOCK_MONOTONIC, "CLOCK_MONOTONIC");
+	bracketed(CLOCK_BOOTTIME, "CLOCK_BOOTTIME");
+	realtime_apis();
+	printf("served mask %#x, %d failures\n", mask, failures);
+	return failures ? 1 : preload_result(mask, argv[0]);
+}
