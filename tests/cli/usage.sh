@@ -10,7 +10,7 @@ diff -u "$CYCLOCK_TEST_DATA/usage_help.txt" "$out" || cli_fail "--help differs f
 cli_run --version
 ((rc == 0)) && grep -qxE 'cyclock [0-9]+\.[0-9]+\.[0-9]+' "$out" || cli_fail "--version: $(cat "$out")"
 
-for cmd in info bench compare plot; do
+for cmd in info bench compare plot run; do
 	cli_run "$cmd" --help
 	((rc == 0)) && grep -q "^usage: cyclock $cmd" "$out" && [[ ! -s $err ]] ||
 		cli_fail "$cmd --help: exit $rc, $(head -1 "$out")"
@@ -71,7 +71,7 @@ if command -v man >/dev/null; then
 	warnings=$(MANWIDTH=80 man --warnings -E UTF-8 -l "$man_page" 2>&1 >/dev/null)
 	[[ -z $warnings ]] || cli_fail "cyclock.1 renders with warnings: $warnings"
 fi
-for word in info bench compare plot warm cold scale falseshare resolution warp ctxsw \
+for word in info bench compare plot run warm cold scale falseshare resolution warp ctxsw \
 	accuracy --clocks --threads --repetitions --duration --quick --json --csv --quiet \
 	--threshold --table --out; do
 	grep -qF -- "$(sed 's/-/\\-/g' <<<"$word")" "$man_page" ||

@@ -24,6 +24,7 @@ int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 /* Prints "cyclock: " and the message to stderr, with a newline. */
 void tool_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

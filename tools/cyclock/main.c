@@ -23,6 +23,7 @@ static const struct {
 			      "ctxsw accuracy" },
 	{ "compare", cmd_compare, "a table of two or more runs' JSON, with changes in %" },
 	{ "plot", cmd_plot, "an SVG of a run's JSON: cost per clock, threads, resolution" },
+	{ "run", cmd_run, "run a command with clock_gettime() served by cyclock" },
 };
 
 void tool_error(const char *fmt, ...)

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cyclock run [-v] [--clocks LIST] -- COMMAND [ARGS...]: runs COMMAND with
+ * libcyclock-preload.so first in LD_PRELOAD, so that its clock_gettime(),
+ * gettimeofday() and timespec_get() are served by cyclock.  The library is
+ * looked for next to the tool in the build tree, then where it is
+ * installed.  Exit status: COMMAND's, since it replaces this process;
+ * 2 for a bad command line or no preload library, 127 when COMMAND is not
+ * found, 126 when it cannot be run.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+#ifndef CYCLOCK_PRELOAD_INSTALLED
+#define CYCLOCK_PRELOAD_INSTALLED "/usr/local/lib/libcyclock-preload.so"
+#endif
+
+#define RUN_USAGE "usage: cyclock run [-v] [--clocks LIST] -- COMMAND [ARGS...]"
+
+static void run_usage(void)
+{
+	puts(RUN_USAGE "\n\n"
+	     "Runs COMMAND with clock_gettime(), gettimeofday() and timespec_get() served\n"
+	     "by cyclock (libcyclock-preload.so, prepended to LD_PRELOAD).\n\n"
+	     "  --clocks LIST  serve only these, comma-separated: monotonic, monotonic_raw,\n"
+	     "                 realtime, boottime (default: all four); the others, and\n"
+	     "                 the _COARSE and CPU-time clocks, stay the kernel's\n"
+	     "  -v             say on stderr what is preloaded\n\n"
+	     "Exit status: COMMAND's; 2 bad command line or no preload library,\n"
+	     "126 COMMAND cannot be run, 127 COMMAND not found.");
+}
+
+/* Every name in @list is one the preload knows; else says which is not. */
+static bool clocks_valid(const char *list)
+{
+	static const char *const names[] = { "monotonic", "monotonic_raw", "realtime",
+					     "boottime" };
+	const char *p = list;
+
+	do {
+		size_t len = strcspn(p, ",");
+		bool known = false;
+
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			known |= strlen(names[i]) == len && !strncmp(p, names[i], len);
+		if (!known) {
+			tool_error("run: unknown clock '%.*s' in --clocks '%s' (monotonic, "
+				   "monotonic_raw, realtime, boottime)", (int)len, p, list);
+			return false;
+		}
+		p += len;
+	} while (*p++ == ',');
+	return true;
+}
+
+/* The preload library: build/<dir>/src/preload/ when the tool runs from
+ * build/<dir>/tools/cyclock/, else the installed one.  NULL: neither. */
+static const char *find_preload(char *buf, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(buf, len, "%s/../../src/preload/libcyclock-preload.so", exe);
+			if (access(buf, R_OK) == 0)
+				return realpath(buf, exe) ? strcpy(buf, exe) : buf;
+		}
+	}
+	return access(CYCLOCK_PRELOAD_INSTALLED, R_OK) == 0 ? CYCLOCK_PRELOAD_INSTALLED : NULL;
+}
+
+/* LD_PRELOAD with @lib first; 0, or -1 when the environment cannot take it. */
+static int set_preload(const char *lib)
+{
+	const char *old = getenv("LD_PRELOAD");
+	size_t len = strlen(lib) + (old ? strlen(old) + 1 : 0) + 1;
+	char *val = malloc(len);
+	int rc;
+
+	if (!val)
+		return -1;
+	snprintf(val, len, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
+	rc = setenv("LD_PRELOAD", val, 1);
+	free(val);
+	return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	const char *clocks = NULL, *lib;
+	char buf[PATH_MAX + 64];
+	bool verbose = false;
+	int i = 1;
+
+	for (; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			run_usage();
+			return EXIT_OK;
+		} else if (!strcmp(argv[i], "-v")) {
+			verbose = true;
+		} else if (!strcmp(argv[i], "--clocks") && i + 1 < argc) {
+			clocks = argv[++i];
+		} else if (argv[i][0] != '-') {
+			break; /* the command, without "--" */
+		} else {
+			tool_error("run: unknown option '%s' (%s)", argv[i], RUN_USAGE);
+			return EXIT_USAGE;
+		}
+	}
+	i += i < argc && !strcmp(argv[i], "--");
+	if (i == argc) {
+		tool_error("run: no command (%s)", RUN_USAGE);
+		return EXIT_USAGE;
+	}
+	if (clocks && !clocks_valid(clocks))
+		return EXIT_USAGE;
+	lib = find_preload(buf, sizeof(buf));
+	if (!lib) {
+		tool_error("run: libcyclock-preload.so not found (next to the tool, nor %s)",
+			   CYCLOCK_PRELOAD_INSTALLED);
+		return EXIT_USAGE;
+	}
+	if (set_preload(lib) || (clocks && setenv("CYCLOCK_PRELOAD_CLOCKS", clocks, 1))) {
+		tool_error("run: cannot set the environment: %s", strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (verbose)
+		fprintf(stderr, "cyclock: run: LD_PRELOAD=%s%s%s\n", getenv("LD_PRELOAD"),
+			clocks ? " CYCLOCK_PRELOAD_CLOCKS=" : "", clocks ? clocks : "");
+	execvp(argv[i], argv + i);
+	tool_error("run: %s: %s", argv[i], strerror(errno));
+	return errno == ENOENT ? 127 : 126;
+}
