@@ -14,19 +14,8 @@
 #             with the reference, thread CPU time never exceeds it, and
 #             times() reads whole clock ticks.
 # No figure is compared with a speed.
-set -u
-
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
-if [ -z "${CYCLOCK:-}" ] || [ ! -x "$CYCLOCK" ]; then
-	echo "skip: CYCLOCK is not the tool"
-	exit 77
-fi
-tmp=${CYCLOCK_TEST_TMP:-$(mktemp -d)}
-mkdir -p "$tmp" || fail "cannot make $tmp"
+# shellcheck source=tests/cli/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 allowed=$(python3 -c 'import os; print(len(os.sched_getaffinity(0)))' 2>/dev/null ||
 	nproc 2>/dev/null || echo 1)
 have_python=0

@@ -11,16 +11,8 @@
 #   falseshare  three layouts, each with readers that read and a writer that
 #               wrote; one CPU means no result and a line.
 # No figure is compared with a time or a speed.
-set -u
-
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
-[ -n "${CYCLOCK:-}" ] && [ -x "$CYCLOCK" ] || { echo "skip: CYCLOCK is not the tool"; exit 77; }
-tmp=${CYCLOCK_TEST_TMP:-$(mktemp -d)}
-mkdir -p "$tmp" || fail "cannot make $tmp"
+# shellcheck source=tests/cli/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cpus=$(nproc 2>/dev/null || echo 1)
 have_python=0
 command -v python3 >/dev/null 2>&1 && have_python=1

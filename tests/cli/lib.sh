@@ -2,10 +2,20 @@
 # shellcheck shell=bash
 set -uo pipefail
 
-: "${CYCLOCK:?CYCLOCK must name the tool}"
+if [[ -z ${CYCLOCK:-} || ! -x $CYCLOCK ]]; then
+	echo "skip: CYCLOCK is not the tool"
+	exit 77
+fi
 : "${CYCLOCK_TEST_TMP:=$(mktemp -d)}"
-mkdir -p "$CYCLOCK_TEST_TMP"
+mkdir -p "$CYCLOCK_TEST_TMP" || exit 1
+tmp=$CYCLOCK_TEST_TMP
 cli_failures=0
+
+# fail MESSAGE: the test fails here and now.
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
 
 # cli_run ARGS...: runs the tool; sets $rc, and $out/$err to the files
 # holding its standard output and error.

@@ -12,16 +12,8 @@
 #          faster than the threads' mean; idle-thread rows only for the
 #          CPU-time clocks the kernel sums over threads; --threads obeyed.
 # No figure is compared with a time or a speed.
-set -u
-
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
-[ -n "${CYCLOCK:-}" ] && [ -x "$CYCLOCK" ] || { echo "skip: CYCLOCK is not the tool"; exit 77; }
-tmp=${CYCLOCK_TEST_TMP:-$(mktemp -d)}
-mkdir -p "$tmp" || fail "cannot make $tmp"
+# shellcheck source=tests/cli/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cpus=$(nproc 2>/dev/null || echo 1)
 command -v python3 >/dev/null 2>&1 || { echo "skip: no python3 to read the JSON"; exit 77; }
 
