@@ -226,6 +226,13 @@ int cyclock_percpu_set_unstable(struct cyclock_percpu *pc, unsigned int cpu, uin
 			advance_to(&pc->slot[i], now);
 		}
 		atomic_store_explicit(&pc->read, read_unstable, memory_order_release);
+		/* A reader that found the stable mode before that store returned
+		 * the raw clock as late as now, after the stamp above: no CPU's
+		 * clock may start below what it returned (a later tick whose
+		 * reference lags its raw read would otherwise pull it back). */
+		now = cyclock_read_inline(pc->raw);
+		for (unsigned int i = 0; i < pc->nr_cpus; i++)
+			advance_to(&pc->slot[i], now);
 	}
 	cyclock__writer_unlock(&pc->switching);
 	return 0;
