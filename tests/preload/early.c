@@ -22,15 +22,6 @@ extern int early_lib_served;
 static int failures;
 static int64_t ctor_before = -1, ctor_ns = -1, ctor_after = -1;
 
-#define CHECK(cond, ...)                                    \
-	do {                                                \
-		if (!(cond)) {                              \
-			fprintf(stderr, "FAIL: " __VA_ARGS__); \
-			fputc('\n', stderr);                \
-			failures++;                         \
-		}                                           \
-	} while (0)
-
 __attribute__((constructor)) static void program_init(void)
 {
 	ctor_before = sys_ns(CLOCK_MONOTONIC);

@@ -14,15 +14,6 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                    \
-	do {                                                \
-		if (!(cond)) {                              \
-			fprintf(stderr, "FAIL: " __VA_ARGS__); \
-			fputc('\n', stderr);                \
-			failures++;                         \
-		}                                           \
-	} while (0)
-
 /* Hidden from the compiler (and UBSan), which know that clock_gettime()'s
  * pointer is nonnull: the test passes NULL on purpose. */
 static struct timespec *volatile null_ts;

@@ -24,6 +24,17 @@
  * on a busy machine may leave it further behind for a moment. */
 #define SLACK_NS (100 * 1000ll)
 
+/* A failed expectation: said on stderr and counted in the including
+ * file's own `failures`, so that one run reports every one. */
+#define CHECK(cond, ...)                                    \
+	do {                                                \
+		if (!(cond)) {                              \
+			fprintf(stderr, "FAIL: " __VA_ARGS__); \
+			fputc('\n', stderr);                \
+			failures++;                         \
+		}                                           \
+	} while (0)
+
 /* The kernel's clock, past libc, the vDSO and the preload. */
 static inline int64_t sys_ns(clockid_t id)
 {
