@@ -149,15 +149,24 @@ CYCLOCK_API void cyclock__sim_reset(const struct cyclock_sim_config *cfg);
 #ifndef __cplusplus
 
 /*
- * The fast path of every counter clock.  @kind is a constant at each call
- * site, so the branches on it fold away.  The ordered counter read waits
- * for every earlier load, the sequence's among them, so a reader that sees
- * a newer copy also reads a later counter than the writer that made it.
+ * The fast path of every counter clock, in two parts: *base, the clock at
+ * the segment's start (epoch_ns plus the offsets @kind asks for), and
+ * *since, the ns since then.  false: the counter is outside the middle
+ * piece (or the library is not using it), and the caller takes the slow
+ * path.  @kind is a constant at each call site, so the branches on it fold
+ * away.  The ordered counter read waits for every earlier load, the
+ * sequence's among them, so a reader that sees a newer copy also reads a
+ * later counter than the writer that made it.
+ *
+ * *base is loaded, not computed from the counter: a caller that splits it
+ * into seconds (the preload's struct timespec) does so while the counter
+ * read is under way, and only the add of *since waits for the counter.
  */
-static inline uint64_t cyclock__read(struct cyclock__timeline *tl, unsigned int kind)
+static inline bool cyclock__read_parts(struct cyclock__timeline *tl, unsigned int kind,
+				       uint64_t *base, uint64_t *since)
 {
 	const struct cyclock__seg *s;
-	uint64_t cyc, delta, ns;
+	uint64_t cyc, delta;
 	uint32_t seq;
 
 	do {
@@ -168,17 +177,27 @@ static inline uint64_t cyclock__read(struct cyclock__timeline *tl, unsigned int 
 		delta = cyc - cyclock__load64(&s->epoch_cyc);
 		if (cyclock_unlikely(delta >= atomic_load_explicit(&s->stale_cyc,
 								   memory_order_relaxed)))
-			return cyclock__slow(kind);
-		ns = cyclock__load64(&s->epoch_ns) +
-		     ((cyc * atomic_load_explicit(&s->mult, memory_order_relaxed) +
-		       cyclock__load64(&s->epoch_k)) >>
-		      atomic_load_explicit(&tl->shift, memory_order_relaxed));
+			return false;
+		*base = cyclock__load64(&s->epoch_ns);
 		if (kind & CYCLOCK__REAL)
-			ns += cyclock__load64(&s->off_real);
+			*base += cyclock__load64(&s->off_real);
 		if (kind & CYCLOCK__BOOT)
-			ns += cyclock__load64(&s->off_boot);
+			*base += cyclock__load64(&s->off_boot);
+		*since = (cyc * atomic_load_explicit(&s->mult, memory_order_relaxed) +
+			  cyclock__load64(&s->epoch_k)) >>
+			 atomic_load_explicit(&tl->shift, memory_order_relaxed);
 	} while (cyclock__latch_retry(&tl->seq, seq));
-	return ns;
+	return true;
+}
+
+/* A counter clock's value: the fast path, or the slow one. */
+static inline uint64_t cyclock__read(struct cyclock__timeline *tl, unsigned int kind)
+{
+	uint64_t base, since;
+
+	if (cyclock_likely(cyclock__read_parts(tl, kind, &base, &since)))
+		return base + since;
+	return cyclock__slow(kind);
 }
 
 static inline uint64_t cyclock__coarse_read(void)

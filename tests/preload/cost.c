@@ -1,34 +1,163 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The cost of one clock_gettime(CLOCK_MONOTONIC) call, for comparing runs
- * with and without LD_PRELOAD=libcyclock-preload.so.  Prints the best of 5
- * rounds of 10 million calls, in ns per call.  Usage: preload_cost [CLOCK_ID]
+ * preload_cost: what a call costs with the preload against libc's own
+ * (the vDSO), measured in the same run.  Run it under the preload:
+ *
+ *     LD_PRELOAD=libcyclock-preload.so preload_cost [ROUNDS]
+ *
+ * For each served clock it times three functions of clock_gettime()'s
+ * shape, called through a pointer as a program calls through its PLT, in
+ * interleaved rounds of 2 million calls (ROUNDS, default 15):
+ *   libc     libc's clock_gettime(), found with dlopen(RTLD_NOLOAD): the vDSO
+ *   preload  the clock_gettime() the program gets: the preload's
+ *   floor    an ordered counter read stored into the timespec, nothing else:
+ *            the least any clock_gettime() with ordered reads can cost here
+ * The caller adds up tv_nsec, as a program uses what it reads; an ordered
+ * read waits for that too.  Prints the median and best ns per call and
+ * the ratios of medians.  Not a test: it asserts nothing.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/time.h>
 #include <time.h>
+
+#include "cyclock/arch.h"
+
+#define CALLS 2000000
+#define MAX_ROUNDS 101
+
+typedef int gettime_fn(clockid_t id, struct timespec *ts);
+
+static __attribute__((noinline)) int floor_gettime(clockid_t id, struct timespec *ts)
+{
+	uint64_t cyc = cyclock_arch_counter_ordered();
+
+	(void)id;
+	ts->tv_sec = (time_t)(cyc >> 32);
+	ts->tv_nsec = (long)(cyc & 0xffffffff);
+	return 0;
+}
+
+/* gettimeofday(), libc's and the program's, in clock_gettime()'s shape. */
+typedef int gettimeofday_fn(struct timeval *tv, void *tz);
+static gettimeofday_fn *libc_gettimeofday;
+
+static int libc_gtod(clockid_t id, struct timespec *ts)
+{
+	struct timeval tv;
+	int rc = libc_gettimeofday(&tv, NULL);
+
+	(void)id;
+	ts->tv_nsec = tv.tv_usec;
+	return rc;
+}
+
+static int preload_gtod(clockid_t id, struct timespec *ts)
+{
+	struct timeval tv;
+	int rc = gettimeofday(&tv, NULL);
+
+	(void)id;
+	ts->tv_nsec = tv.tv_usec;
+	return rc;
+}
+
+static uint64_t mono_raw_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t sink;
+
+static double ns_per_call(gettime_fn *volatile *fnp, clockid_t id)
+{
+	gettime_fn *fn = *fnp;
+	struct timespec ts;
+	uint64_t sum = 0, t0 = mono_raw_ns();
+
+	for (int i = 0; i < CALLS; i++) {
+		fn(id, &ts);
+		sum += (uint64_t)ts.tv_nsec;
+	}
+	sink += sum;
+	return (double)(mono_raw_ns() - t0) / CALLS;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+struct variant {
+	const char *name;
+	gettime_fn *volatile fn;
+	double ns[MAX_ROUNDS];
+	double median;
+};
+
+static void measure(const char *clock, clockid_t id, struct variant *v, int nv, int rounds)
+{
+	for (int r = 0; r < rounds; r++)
+		for (int i = 0; i < nv; i++)
+			v[(i + r) % nv].ns[r] = ns_per_call(&v[(i + r) % nv].fn, id);
+	printf("%-16s", clock);
+	for (int i = 0; i < nv; i++) {
+		qsort(v[i].ns, (size_t)rounds, sizeof(double), cmp_double);
+		v[i].median = v[i].ns[rounds / 2];
+		printf(" %8.2f %6.2f", v[i].median, v[i].ns[0]);
+	}
+	printf("%*s   %6.3f", (3 - nv) * 16, "", v[1].median / v[0].median);
+	if (nv > 2)
+		printf(" %6.3f", v[2].median / v[0].median);
+	printf("\n");
+}
 
 int main(int argc, char **argv)
 {
-	clockid_t id = argc > 1 ? atoi(argv[1]) : CLOCK_MONOTONIC;
-	double best = 1e9;
-	struct timespec ts, a, b;
-	uint64_t sum = 0;
+	static const struct {
+		const char *name;
+		clockid_t id;
+	} clocks[] = {
+		{ "MONOTONIC", CLOCK_MONOTONIC },
+		{ "REALTIME", CLOCK_REALTIME },
+		{ "MONOTONIC_RAW", CLOCK_MONOTONIC_RAW },
+		{ "BOOTTIME", CLOCK_BOOTTIME },
+	};
+	int rounds = argc > 1 ? atoi(argv[1]) : 15;
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	gettime_fn *libc_fn = libc ? (gettime_fn *)dlsym(libc, "clock_gettime") : NULL;
+	const unsigned int *active = (const unsigned int *)dlsym(RTLD_DEFAULT,
+								 "cyclock_preload_active");
+	struct variant v[3] = {
+		{ .name = "libc", .fn = libc_fn },
+		{ .name = "preload", .fn = clock_gettime },
+		{ .name = "floor", .fn = floor_gettime },
+	};
 
-	for (int round = 0; round < 5; round++) {
-		clock_gettime(CLOCK_MONOTONIC_RAW, &a);
-		for (int i = 0; i < 10000000; i++) {
-			clock_gettime(id, &ts);
-			sum += (uint64_t)ts.tv_nsec;
-		}
-		clock_gettime(CLOCK_MONOTONIC_RAW, &b);
-		double ns = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / 1e7;
-		if (ns < best)
-			best = ns;
+	if (!libc_fn || rounds < 1 || rounds > MAX_ROUNDS) {
+		fprintf(stderr, "usage: preload_cost [ROUNDS 1..%d] (libc.so.6 %s)\n", MAX_ROUNDS,
+			libc_fn ? "found" : "not found");
+		return 2;
 	}
-	printf("clock %d: %.2f ns per clock_gettime() (checksum %llu)\n", (int)id, best,
-	       (unsigned long long)(sum & 1));
-	return 0;
+	printf("preload: %s; ns per call, median and best of %d rounds of %d calls\n",
+	       !active ? "not loaded" : *active ? "serving" : "passing through", rounds, CALLS);
+	printf("%-16s %15s %15s %15s   %6s %6s\n", "clock", "libc", "preload", "floor",
+	       "p/libc", "f/libc");
+	for (size_t c = 0; c < sizeof(clocks) / sizeof(clocks[0]); c++)
+		measure(clocks[c].name, clocks[c].id, v, 3, rounds);
+	libc_gettimeofday = (gettimeofday_fn *)dlsym(libc, "gettimeofday");
+	if (libc_gettimeofday) {
+		v[0].fn = libc_gtod;
+		v[1].fn = preload_gtod;
+		measure("gettimeofday", CLOCK_REALTIME, v, 2, rounds);
+	}
+	return sink == 42;
 }
