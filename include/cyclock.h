@@ -30,6 +30,10 @@ extern "C" {
 /* cyclock_init() flags. */
 #define CYCLOCK_INIT_KERNEL 1u /* never use the counter: every clock is clock_gettime() */
 #define CYCLOCK_INIT_COARSE 2u /* start cyclock_coarse()'s ticker thread now */
+/* Take the kernel's word that the counter agrees between CPUs (it checks
+ * that as it brings each CPU up, and its vDSO relies on it) instead of the
+ * 1 ms warp check: initialisation then starts no thread. */
+#define CYCLOCK_INIT_NO_WARP_CHECK 4u
 
 /* cyclock_init()'s non-negative results. */
 #define CYCLOCK_USING_KERNEL 0  /* the clocks are the kernel's, through clock_gettime() */
@@ -38,11 +42,13 @@ extern "C" {
 /*
  * Initialise now rather than at the first read.  Decides whether the
  * counter can be trusted (invariant, the kernel's own clocksource, no warp
- * between two CPUs in a 1 ms check by two short-lived threads), takes its
- * frequency from CPUID or measures it meanwhile (over at least 500 us),
- * and reads the kernel clocks: 1-2.5 ms here, 0.5 ms with one CPU allowed.  Environment: CYCLOCK_SOURCE=tsc forces the
- * counter, CYCLOCK_SOURCE=kernel the kernel's clocks; any other value gets
- * one message on stderr and is ignored.
+ * between two CPUs in a 1 ms check by two short-lived threads, unless
+ * CYCLOCK_INIT_NO_WARP_CHECK), takes its frequency from CPUID or measures
+ * it meanwhile (over at least 500 us), and reads the kernel clocks:
+ * 1-2.5 ms here, 0.5 ms with one CPU allowed or without the warp check.
+ * Environment: CYCLOCK_SOURCE=tsc forces the counter,
+ * CYCLOCK_SOURCE=kernel the kernel's clocks; any other value gets one
+ * message on stderr and is ignored.
  * The first call (this, or the first read) does the work; later calls only
  * return the result, whatever their flags (except that CYCLOCK_INIT_COARSE
  * still starts the ticker).  Thread-safe; a reader that finds another

@@ -57,10 +57,13 @@ static const char *warp_note(void)
 	static char note[64];
 	int cpu[2];
 
-	if (!cyclock__host.warp_ran)
-		return cyclock__allowed_cpus(cpu) < 2
-			       ? "one CPU allowed: no cross-CPU check"
-			       : "no cross-CPU check (the counter was distrusted before it)";
+	if (!cyclock__host.warp_ran) {
+		if (cyclock__allowed_cpus(cpu) < 2)
+			return "one CPU allowed: no cross-CPU check";
+		return cyclock__host.distrust
+			       ? "no cross-CPU check (the counter was distrusted before it)"
+			       : "no cross-CPU check: the kernel's taken (CYCLOCK_INIT_NO_WARP_CHECK)";
+	}
 	if (cyclock__host.warp_cyc < 0)
 		return "the cross-CPU check could not run";
 	if (cyclock__host.warp_turns < 100) {

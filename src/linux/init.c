@@ -18,27 +18,32 @@ struct cyclock__host cyclock__host;
 /* The kernel's clocks, for every reader, because of @fmt. */
 #define use_kernel(...) snprintf(cyclock__host.why, sizeof(cyclock__host.why), __VA_ARGS__)
 
-/* The frequency: stated by the hardware, else measured against
- * CLOCK_MONOTONIC_RAW since @s0, over at least 500 us of it. */
+/* How long the frequency is measured, when the hardware does not state it. */
+#define FREQ_SPAN_NS (500 * NSEC_PER_USEC)
+
+/* The frequency: stated by the hardware (init() asked it), else measured
+ * against CLOCK_MONOTONIC_RAW since @s0, over at least FREQ_SPAN_NS. */
 static double frequency(const struct cyclock__sample *s0, struct cyclock__sample *s1)
 {
-	const char *how = "";
-	uint64_t hint = cyclock__counter_hz_hint(&how);
+	uint64_t hint = cyclock__host.hz_stated;
 	double hz;
 
 	for (int i = 0; i < 1000000; i++) { /* bounded: a stalled clock must not hang us */
 		cyclock__sample(CLOCK_MONOTONIC_RAW, s1);
-		if (s1->ns - s0->ns >= 500 * NSEC_PER_USEC || hint)
+		if (s1->ns - s0->ns >= FREQ_SPAN_NS || hint)
 			break;
 	}
 	hz = s1->ns > s0->ns ? (double)(s1->cyc - s0->cyc) * 1e9 / (double)(s1->ns - s0->ns) : 0;
-	cyclock__host.hz_source = hint ? how : "measured against CLOCK_MONOTONIC_RAW";
+	if (!hint)
+		cyclock__host.hz_source = "measured against CLOCK_MONOTONIC_RAW";
 	cyclock__host.hz_hint = hint ? (double)hint : hz;
 	return cyclock__host.hz_hint;
 }
 
-/* Why the counter cannot be trusted, or NULL if it can. */
-static const char *distrust(void)
+/* Why the counter cannot be trusted, or NULL if it can.  @warp: check
+ * for warps between two CPUs (with two threads, for 1 ms) rather than
+ * take the kernel's word, whose clocksource this counter is. */
+static const char *distrust(bool warp)
 {
 	static char why[96];
 	char cs[64];
@@ -54,7 +59,7 @@ static const char *distrust(void)
 		snprintf(why, sizeof(why), "the kernel's clocksource is %s", cs);
 		return why;
 	}
-	if (cyclock__allowed_cpus(cpu) < 2)
+	if (!warp || cyclock__allowed_cpus(cpu) < 2)
 		return NULL;
 	cyclock__host.warp_ran = true;
 	/* A busy machine may leave the two threads few turns: try once more. */
@@ -107,10 +112,13 @@ static void start_timelines(double hz, const struct cyclock__sample *s0,
 	cyclock__host.using_counter = true;
 }
 
-static void fork_child(void)
+/* The fork handler, for the child; also the tests'. */
+void cyclock__fork_child(void)
 {
+	/* Its thread is gone: start over, or, past the first half, finish again. */
 	if (atomic_load(&cyclock__host.state) == INIT_BUSY)
-		atomic_store(&cyclock__host.state, INIT_NONE); /* its thread is gone */
+		atomic_store(&cyclock__host.state,
+			     cyclock__host.measuring ? INIT_MEASURING : INIT_NONE);
 	if (atomic_load(&cyclock__host.writer)) {
 		cyclock__fork_child_latch(&cyclock__mono);
 		cyclock__fork_child_latch(&cyclock__raw);
@@ -119,41 +127,73 @@ static void fork_child(void)
 	cyclock__coarse_fork_child();
 }
 
-static void init(unsigned int flags)
+/*
+ * The second half: the frequency (measured from init's first sample to
+ * now, unless the hardware stated it), then the timelines, or the
+ * kernel's clocks and why.
+ */
+static void init_finish(void)
 {
-	struct cyclock__sample s0, s1;
+	struct cyclock__sample s1;
+	uint64_t t0 = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW);
+	int force = cyclock__host.force;
+	const char *why = cyclock__host.distrust;
+	double hz = 0;
+
+	if (why && force != FORCE_COUNTER && cyclock__host.deferred)
+		use_kernel("%s", why); /* no per-CPU clock, so no frequency needed */
+	else if ((hz = frequency(&cyclock__host.first_raw, &s1)) < 1e3)
+		use_kernel("the %s does not advance", CYCLOCK_ARCH_COUNTER_NAME);
+	else if (why && force != FORCE_COUNTER)
+		use_kernel("%s", why);
+	else
+		start_timelines(hz, &cyclock__host.first_raw, &s1);
+	snprintf(cyclock__host.notes, sizeof(cyclock__host.notes), "%s%s%s",
+		 force == FORCE_COUNTER ? "forced by CYCLOCK_SOURCE" : "",
+		 force == FORCE_COUNTER && why ? " although " : "",
+		 force == FORCE_COUNTER && why ? why : "");
+	if (!cyclock__host.using_counter && !cyclock__host.deferred &&
+	    cyclock__counter_invariant() && hz >= 1e3)
+		cyclock__host.local_percpu = cyclock__local_init(hz) == 0;
+	cyclock__host.measuring = false;
+	cyclock__host.init_ns += cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - t0;
+}
+
+/*
+ * The first half: whether to use the counter at all, and why not, and
+ * init's first sample.  Returns true if the second half remains, which
+ * CYCLOCK__INIT_DEFER leaves to a read once the frequency can be taken
+ * without waiting (see cyclock__init_once()).
+ */
+static bool init(unsigned int flags)
+{
 	int force = cyclock__env_source();
 	uint64_t t0 = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW);
-	const char *why;
-	double hz;
 
 	/* From scratch: a child of fork() may redo an init its parent left half-done. */
 	cyclock__host.why[0] = cyclock__host.notes[0] = '\0';
 	cyclock__host.using_counter = cyclock__host.local_percpu = cyclock__host.warp_ran = false;
+	cyclock__host.measuring = false;
+	cyclock__host.deferred = flags & CYCLOCK__INIT_DEFER;
+	cyclock__host.init_ns = 0;
 	if (flags & CYCLOCK_INIT_KERNEL)
 		use_kernel("cyclock_init(CYCLOCK_INIT_KERNEL)");
 	else if (force == FORCE_KERNEL)
 		use_kernel("CYCLOCK_SOURCE=kernel");
 	else if (!CYCLOCK_ARCH_HAS_COUNTER)
 		use_kernel("no user-space counter on this architecture");
-	if (!cyclock__host.why[0]) {
-		cyclock__sample(CLOCK_MONOTONIC_RAW, &s0);
-		why = distrust();
-		hz = frequency(&s0, &s1);
-		if (hz < 1e3)
-			use_kernel("the %s does not advance", CYCLOCK_ARCH_COUNTER_NAME);
-		else if (why && force != FORCE_COUNTER)
-			use_kernel("%s", why);
-		else
-			start_timelines(hz, &s0, &s1);
-		snprintf(cyclock__host.notes, sizeof(cyclock__host.notes), "%s%s%s",
-			 force == FORCE_COUNTER ? "forced by CYCLOCK_SOURCE" : "",
-			 force == FORCE_COUNTER && why ? " although " : "",
-			 force == FORCE_COUNTER && why ? why : "");
-		if (!cyclock__host.using_counter && cyclock__counter_invariant() && hz >= 1e3)
-			cyclock__host.local_percpu = cyclock__local_init(hz) == 0;
+	if (cyclock__host.why[0]) {
+		cyclock__host.init_ns = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - t0;
+		return false;
 	}
+	cyclock__host.force = force;
+	cyclock__sample(CLOCK_MONOTONIC_RAW, &cyclock__host.first_raw);
+	cyclock__host.distrust = distrust(!(flags & CYCLOCK_INIT_NO_WARP_CHECK));
+	cyclock__host.hz_stated = cyclock__counter_hz_hint(&cyclock__host.hz_source);
+	cyclock__host.measuring = true;
 	cyclock__host.init_ns = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - t0;
+	return !cyclock__host.deferred || cyclock__host.hz_stated ||
+	       (cyclock__host.distrust && force != FORCE_COUNTER);
 }
 
 /*
@@ -164,26 +204,61 @@ static void init(unsigned int flags)
  */
 __attribute__((constructor)) static void register_fork_child(void)
 {
-	pthread_atfork(NULL, NULL, fork_child);
+	pthread_atfork(NULL, NULL, cyclock__fork_child);
 }
 
+/* The second half, if init's first sample is old enough for the
+ * frequency not to wait (or the hardware states it). */
+static void finish_if_due(void)
+{
+	uint32_t measuring = INIT_MEASURING;
+
+	if (cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - cyclock__host.first_raw.ns < FREQ_SPAN_NS)
+		return;
+	if (!atomic_compare_exchange_strong(&cyclock__host.state, &measuring, INIT_BUSY))
+		return;
+	init_finish();
+	atomic_store_explicit(&cyclock__host.state, INIT_DONE, memory_order_release);
+}
+
+/*
+ * Initialise, or carry a deferred initialisation on; never waits for
+ * another thread at it.  The state goes NONE -> BUSY -> DONE, or, with
+ * CYCLOCK__INIT_DEFER, NONE -> BUSY -> MEASURING (the first half done)
+ * -> BUSY -> DONE at the first call FREQ_SPAN_NS later.
+ */
 void cyclock__init_once(unsigned int flags)
 {
-	uint32_t none = INIT_NONE;
+	uint32_t state = INIT_NONE;
 
-	if (!atomic_compare_exchange_strong(&cyclock__host.state, &none, INIT_BUSY))
-		return;
-	init(flags);
-	atomic_store_explicit(&cyclock__host.state, INIT_DONE, memory_order_release);
+	if (atomic_compare_exchange_strong(&cyclock__host.state, &state, INIT_BUSY)) {
+		if (init(flags)) {
+			init_finish();
+			state = INIT_DONE;
+		} else {
+			state = cyclock__host.measuring ? INIT_MEASURING : INIT_DONE;
+		}
+		atomic_store_explicit(&cyclock__host.state, state, memory_order_release);
+	} else if (state == INIT_MEASURING) {
+		finish_if_due();
+	}
 }
 
 int cyclock_init(unsigned int flags)
 {
-	if (flags & ~(CYCLOCK_INIT_KERNEL | CYCLOCK_INIT_COARSE))
+	uint32_t state;
+
+	if (flags & ~(CYCLOCK_INIT_KERNEL | CYCLOCK_INIT_COARSE | CYCLOCK_INIT_NO_WARP_CHECK))
 		return CYCLOCK_EINVAL;
 	cyclock__init_once(flags);
-	while (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) != INIT_DONE)
-		sched_yield(); /* another thread is initialising */
+	/* Another thread is initialising, or a deferred one is measuring. */
+	while ((state = atomic_load_explicit(&cyclock__host.state, memory_order_acquire)) !=
+	       INIT_DONE) {
+		if (state == INIT_MEASURING)
+			finish_if_due();
+		else
+			sched_yield();
+	}
 	if (flags & CYCLOCK_INIT_COARSE)
 		cyclock__coarse_start();
 	return cyclock__host.using_counter ? CYCLOCK_USING_COUNTER : CYCLOCK_USING_KERNEL;

@@ -59,7 +59,14 @@ struct cyclock__track {
 	uint64_t refreshes;
 };
 
-enum { INIT_NONE, INIT_BUSY, INIT_DONE };
+/* Initialisation's states: see cyclock__init_once(). */
+enum { INIT_NONE, INIT_BUSY, INIT_DONE, INIT_MEASURING };
+
+/* cyclock__init_once() flag, beside cyclock_init()'s: never wait during
+ * initialisation.  With no frequency stated by the hardware, the timelines
+ * start at the first read at least 500 us after it (until then readers
+ * get the kernel's clocks), and there is no per-CPU cyclock_local(). */
+#define CYCLOCK__INIT_DEFER 0x100u
 enum { FORCE_NONE, FORCE_COUNTER, FORCE_KERNEL };
 
 struct cyclock__host {
@@ -81,8 +88,14 @@ struct cyclock__host {
 	struct cyclock__track mono, raw;
 	int64_t warp_cyc;                  /* -1: the check could not run */
 	uint64_t warp_turns;               /* turns the check took */
-	bool warp_ran;                     /* false: one CPU allowed */
-	uint64_t init_ns;
+	bool warp_ran;                     /* false: one CPU allowed, or not asked */
+	uint64_t init_ns;                  /* both halves of it */
+	/* Between init's two halves (cyclock__init_once()). */
+	int force;                         /* FORCE_*, from CYCLOCK_SOURCE */
+	const char *distrust;              /* why not the counter, or NULL */
+	uint64_t hz_stated;                /* by the hardware; 0: measure */
+	bool measuring;                    /* the first half is done, not the second */
+	bool deferred;                     /* CYCLOCK__INIT_DEFER */
 };
 
 extern struct cyclock__host cyclock__host;
@@ -117,6 +130,7 @@ void cyclock__fork_child_latch(struct cyclock__timeline *tl);
 
 /* init.c */
 void cyclock__init_once(unsigned int flags);
+void cyclock__fork_child(void);
 
 /* local.c: cyclock_local() on an unsynchronised counter. */
 int cyclock__local_init(double hz);

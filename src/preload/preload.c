@@ -46,8 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cyclock.h"
-#include "cyclock/hosted.h"
+#include "../linux/internal.h" /* cyclock__init_once(), cyclock__host */
 
 #define PRELOAD_API __attribute__((visibility("default")))
 #define NS_PER_SEC 1000000000ull
@@ -232,7 +231,12 @@ static unsigned int wanted_clocks(const char *list)
 /*
  * Runs once per process image, before main() and after the constructors
  * of the libraries initialised before this one.  dlsym() returning NULL
- * (no next definition) leaves the syscall in place.
+ * (no next definition) leaves the syscall in place.  It never waits and
+ * starts no thread: cyclock takes the kernel's word on the counter's
+ * agreement between CPUs (CYCLOCK_INIT_NO_WARP_CHECK), and a frequency to
+ * be measured is measured from here to the first read 500 us later, which
+ * starts the timelines (CYCLOCK__INIT_DEFER); reads before it get the
+ * kernel's clocks through cyclock's slow path.
  */
 __attribute__((constructor)) static void preload_init(void)
 {
@@ -241,8 +245,11 @@ __attribute__((constructor)) static void preload_init(void)
 	atomic_store(&real_gettime, (gettime_fn *)dlsym(RTLD_NEXT, "clock_gettime"));
 	atomic_store(&real_gettimeofday, (gettimeofday_fn *)dlsym(RTLD_NEXT, "gettimeofday"));
 	atomic_store(&real_timespec_get, (timespec_get_fn *)dlsym(RTLD_NEXT, "timespec_get"));
-	if (!mask || cyclock_init(0) != CYCLOCK_USING_COUNTER)
-		mask = 0; /* the kernel's clocks: pass everything through */
+	if (mask)
+		cyclock__init_once(CYCLOCK_INIT_NO_WARP_CHECK | CYCLOCK__INIT_DEFER);
+	/* Done without the counter: the kernel's clocks, so pass everything through. */
+	if (atomic_load(&cyclock__host.state) == INIT_DONE && !cyclock__host.using_counter)
+		mask = 0;
 	atomic_store(&served, mask);
 	atomic_store(&cyclock_preload_active, mask);
 }

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Initialisation that never waits (the preload's constructor):
+ * CYCLOCK_INIT_NO_WARP_CHECK with the library's own CYCLOCK__INIT_DEFER.
+ * With no frequency stated by the hardware, the first half returns at
+ * once, without the 500 us measurement; reads before 500 us have passed
+ * are the kernel's clocks, and the first read after them starts the
+ * timelines, with the frequency measured over the whole gap.  With a
+ * stated frequency, or a counter the kernel distrusts, it all finishes at
+ * once, still without waiting.  Across the switch no clock goes back.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "sim_world.h"
+#include "internal.h" /* cyclock__init_once(), CYCLOCK__INIT_DEFER, INIT_* */
+
+#define RATE 3000000000ull
+#define DEFER (CYCLOCK_INIT_NO_WARP_CHECK | CYCLOCK__INIT_DEFER)
+
+/* A waiting initialisation makes some 70000 seam calls (500 us at 7 ns
+ * each); the first half makes a handful. */
+#define FEW_CALLS 100
+
+static uint32_t init_state(void)
+{
+	return atomic_load(&cyclock__host.state);
+}
+
+/* The counter's clocks: as close to the kernel's as sim_fallback.c asks
+ * (a sample's counter value is the middle of its bracket). */
+#define GOOD_NS 1000
+
+/* Every clock within @bound of its kernel bracket (0: the kernel's own
+ * reading), and none below its last value. */
+static void read_all_in_order(uint64_t last[NCLOCKS], const char *when, int64_t bound)
+{
+	for (int c = 0; c < NCLOCKS; c++) {
+		struct reading r = sim_read((enum which)c);
+
+		if (abs64(r.err) > bound)
+			fail_msg("%s: %s is %" PRId64 " ns outside the kernel's", when,
+				 clock_name[c], r.err);
+		if (r.v < last[c])
+			fail_msg("%s: %s went back by %" PRIu64 " ns", when, clock_name[c],
+				 last[c] - r.v);
+		last[c] = r.v;
+	}
+}
+
+static void measured_frequency_waits_for_a_read(void **state)
+{
+	uint64_t last[NCLOCKS] = { 0 };
+	unsigned long calls;
+
+	(void)state;
+	sim_start(RATE, 0, true, true);
+	cyclock__init_once(DEFER);
+	assert_int_equal(init_state(), INIT_MEASURING);
+	if (w.gettime_calls + w.counter_calls > FEW_CALLS)
+		fail_msg("the first half made %lu seam calls: it waited",
+			 w.gettime_calls + w.counter_calls);
+
+	/* Before 500 us: the kernel's clocks, and still measuring. */
+	for (int i = 0; i < 20; i++) {
+		w.t += 10 * US;
+		read_all_in_order(last, "measuring", 0);
+	}
+	assert_int_equal(init_state(), INIT_MEASURING);
+
+	/* After: one read finishes, and from then on the counter serves. */
+	w.t += 400 * US;
+	read_all_in_order(last, "at the switch", GOOD_NS);
+	assert_int_equal(init_state(), INIT_DONE);
+	assert_int_equal(sim_info().using_counter, CYCLOCK_USING_COUNTER);
+	calls = w.gettime_calls;
+	for (int i = 0; i < 1000; i++) {
+		w.t += 3 * US;
+		read_all_in_order(last, "after", GOOD_NS);
+	}
+	/* sim_read()'s own brackets are 2 kernel calls a read; the library
+	 * adds only its few resyncs. */
+	if (w.gettime_calls - calls > 2 * 1000 * NCLOCKS + 200)
+		fail_msg("%lu kernel calls for 4000 reads: the counter is not serving",
+			 w.gettime_calls - calls);
+	/* Measured over at least 600 us, not the 500 us a waiting init spins. */
+	if (sim_info().hz_hint < RATE * (1 - 1e-4) || sim_info().hz_hint > RATE * (1 + 1e-4))
+		fail_msg("frequency %.0f Hz, the counter's is %llu", sim_info().hz_hint,
+			 (unsigned long long)RATE);
+}
+
+/* cyclock_init() after a deferred first half finishes it, waiting out the
+ * rest of the 500 us (the public call may wait; the constructor may not). */
+static void cyclock_init_finishes(void **state)
+{
+	(void)state;
+	sim_start(RATE, 0, true, true);
+	cyclock__init_once(DEFER);
+	assert_int_equal(init_state(), INIT_MEASURING);
+	assert_int_equal(cyclock_init(0), CYCLOCK_USING_COUNTER);
+	assert_int_equal(init_state(), INIT_DONE);
+}
+
+static void stated_frequency_finishes_at_once(void **state)
+{
+	(void)state;
+	sim_start(RATE, RATE, true, true);
+	cyclock__init_once(DEFER);
+	assert_int_equal(init_state(), INIT_DONE);
+	assert_int_equal(sim_info().using_counter, CYCLOCK_USING_COUNTER);
+	if (w.gettime_calls + w.counter_calls > FEW_CALLS)
+		fail_msg("%lu seam calls: it waited", w.gettime_calls + w.counter_calls);
+}
+
+static void distrusted_finishes_at_once(void **state)
+{
+	uint64_t last[NCLOCKS] = { 0 };
+
+	(void)state;
+	sim_start(RATE, 0, true, false);
+	cyclock__init_once(DEFER);
+	assert_int_equal(init_state(), INIT_DONE);
+	assert_int_equal(sim_info().using_counter, CYCLOCK_USING_KERNEL);
+	if (w.gettime_calls + w.counter_calls > FEW_CALLS)
+		fail_msg("%lu seam calls: it measured a frequency it has no use for",
+			 w.gettime_calls + w.counter_calls);
+	read_all_in_order(last, "distrusted", 0);
+}
+
+/* A child of fork() that caught another thread between the halves starts
+ * the second half again, not the first (which may create threads). */
+static void fork_child_between_halves(void **state)
+{
+	(void)state;
+	sim_start(RATE, 0, true, true);
+	cyclock__init_once(DEFER);
+	atomic_store(&cyclock__host.state, INIT_BUSY); /* as if a thread were finishing */
+	cyclock__fork_child();
+	assert_int_equal(init_state(), INIT_MEASURING);
+	w.t += 600 * US;
+	(void)cyclock_now();
+	assert_int_equal(init_state(), INIT_DONE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(measured_frequency_waits_for_a_read),
+		cmocka_unit_test(cyclock_init_finishes),
+		cmocka_unit_test(stated_frequency_finishes_at_once),
+		cmocka_unit_test(distrusted_finishes_at_once),
+		cmocka_unit_test(fork_child_between_halves),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
