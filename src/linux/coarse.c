@@ -81,6 +81,15 @@ static void read_period(void)
 	period_ns = us * NSEC_PER_USEC;
 }
 
+/* The period, unless CYCLOCK_COARSE_PERIOD_US says otherwise; for the
+ * preload, which ticks at the kernel's coarse resolution.  Call before
+ * the ticker starts. */
+void cyclock__coarse_period(uint64_t ns)
+{
+	if (ns >= NSEC_PER_USEC && ns <= NSEC_PER_SEC)
+		period_ns = ns;
+}
+
 /* Start the ticker once (per process image); false if it could not be
  * started (the next call tries again).  Not async-signal-safe. */
 bool cyclock__coarse_start(void)

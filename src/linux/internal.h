@@ -138,6 +138,7 @@ void cyclock__local_reset(void);
 uint64_t cyclock__local_read(void);
 
 /* coarse.c */
+void cyclock__coarse_period(uint64_t ns);
 bool cyclock__coarse_start(void);
 void cyclock__coarse_fork_child(void);
 

@@ -1,37 +1,38 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libcyclock-preload.so: clock_gettime(), gettimeofday() and timespec_get()
- * served by cyclock for unmodified programs (LD_PRELOAD, or "cyclock run").
+ * libcyclock-preload.so: clock_gettime(), gettimeofday(), timespec_get()
+ * and time() served by cyclock for unmodified programs (LD_PRELOAD, or
+ * "cyclock run").
  *
  * Served: CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW and
  * CLOCK_BOOTTIME, from the fast path of the ordered readers
  * (cyclock_realtime(), _now(), _raw(), _boottime()) inlined here, on the
- * kernel's zero.  CYCLOCK_PRELOAD_CLOCKS, a
- * comma-separated list of monotonic, monotonic_raw, realtime, boottime,
- * narrows that; unknown names are ignored.  Everything else goes to the
- * next clock_gettime() (libc's, the vDSO), unchanged:
- *  - the _COARSE clocks and time(): the kernel's are its tick-based
- *    timekeeping (time() is CLOCK_REALTIME_COARSE's seconds), a few ns in
- *    the vDSO already.  cyclock_coarse() is a different clock (a 1 ms ticker
- *    thread of its own), and starting a thread inside someone's
- *    clock_gettime() is not ours to do, so they are not interposed;
+ * kernel's zero.  CYCLOCK_PRELOAD_CLOCKS, a comma-separated list of
+ * monotonic, monotonic_raw, realtime, boottime, monotonic_coarse and
+ * realtime_coarse, says which instead; unknown names are ignored.  The
+ * coarse clocks (and time(), CLOCK_REALTIME_COARSE's seconds) are served
+ * only when named, from cyclock_coarse(): that takes a ticker thread,
+ * which a program must not get unasked, and on these machines it is no
+ * faster than the kernel's coarse clocks.  Everything else goes to the
+ * next definition (libc's, the vDSO), unchanged:
+ *  - the coarse clocks and time() unless named;
  *  - CPU-time clocks, per-process and per-thread ids (negative), CLOCK_TAI,
  *    the alarm clocks and unknown ids (EINVAL comes from the kernel);
  *  - a NULL pointer: the syscall answers, so -1 with EFAULT (EINVAL for an
  *    unknown id), exactly the kernel's, where the vDSO would crash;
  *  - every id, when cyclock uses the kernel's clocks (no trusted counter).
  *
- * Initialisation happens once, in this library's constructor, never inside
- * a clock call: cyclock_init(0) (1-2.5 ms, two short-lived threads for the
- * warp check) and the dlsym(RTLD_NEXT) look-ups.  Until it has finished,
- * every call passes through to the kernel through syscall(): calls from
- * constructors of libraries initialised before this one, from threads they
- * started, and from signal handlers that interrupt it.  So no clock call
- * ever creates a thread, takes a lock or calls dlsym, and a first call from
- * a signal handler cannot deadlock.  A child of fork() inherits the state
- * (the library's fork handler repairs its own); exec() starts over with
- * LD_PRELOAD inherited.  The cost: every process started with the preload
- * pays the initialisation, whether it reads a clock or not.
+ * The constructor (preload_init()) neither waits nor starts a thread,
+ * unless a coarse clock is named; the second half of cyclock's
+ * initialisation happens in the first read 500 us later.  Until the
+ * constructor has run, every call passes through to the kernel through
+ * syscall(): calls from constructors of libraries initialised before this
+ * one, from threads they started, and from signal handlers that interrupt
+ * it.  No clock call creates a thread, takes a lock, allocates or calls
+ * dlsym, so a call from a signal handler cannot deadlock.  A child of
+ * fork() inherits the state (the library's fork handler repairs its own;
+ * the coarse clocks, without their ticker, read the fine ones); exec()
+ * starts over with LD_PRELOAD inherited.
  *
  * 64-bit Linux only: the syscall fallback passes a 64-bit struct timespec.
  */
@@ -52,12 +53,16 @@
 #define NS_PER_SEC 1000000000ull
 
 #define BIT(id) (1u << (id))
-#define SERVABLE (BIT(CLOCK_REALTIME) | BIT(CLOCK_MONOTONIC) | \
-		  BIT(CLOCK_MONOTONIC_RAW) | BIT(CLOCK_BOOTTIME))
+/* Served unless CYCLOCK_PRELOAD_CLOCKS says otherwise. */
+#define FINE (BIT(CLOCK_REALTIME) | BIT(CLOCK_MONOTONIC) | \
+	      BIT(CLOCK_MONOTONIC_RAW) | BIT(CLOCK_BOOTTIME))
+/* Served only when named: they need a ticker thread. */
+#define COARSE (BIT(CLOCK_MONOTONIC_COARSE) | BIT(CLOCK_REALTIME_COARSE))
 
 typedef int gettime_fn(clockid_t id, struct timespec *ts);
 typedef int gettimeofday_fn(struct timeval *tv, void *tz);
 typedef int timespec_get_fn(struct timespec *ts, int base);
+typedef time_t time_fn(time_t *t);
 
 /*
  * The clock ids served, as bits; 0 until the constructor has finished.
@@ -69,6 +74,7 @@ static _Atomic unsigned int served;
 static _Atomic(gettime_fn *) real_gettime;
 static _Atomic(gettimeofday_fn *) real_gettimeofday;
 static _Atomic(timespec_get_fn *) real_timespec_get;
+static _Atomic(time_fn *) real_time;
 
 /* The served ids' bits, for tests and "cyclock run" to check that the
  * preload is loaded (and serving: non-zero).  Written once, by the
@@ -132,7 +138,7 @@ static inline __attribute__((always_inline)) void read_ts(struct cyclock__timeli
 	}
 }
 
-/* @id is served (one of SERVABLE).  Each case inlines its own fast path. */
+/* @id is served (one of FINE).  Each case inlines its own fast path. */
 static inline __attribute__((always_inline)) void read_served(clockid_t id, uint64_t *sec,
 							      uint64_t *nsec)
 {
@@ -152,6 +158,42 @@ static inline __attribute__((always_inline)) void read_served(clockid_t id, uint
 	}
 }
 
+/* CLOCK_REALTIME - CLOCK_MONOTONIC, from the current segment. */
+static uint64_t off_real(void)
+{
+	const struct cyclock__seg *seg;
+	uint64_t off;
+	uint32_t seq;
+
+	do {
+		seq = cyclock__latch_begin(&cyclock__mono.seq);
+		seg = &cyclock__mono.seg[seq & 1];
+		off = cyclock__load64(&seg->off_real);
+	} while (cyclock__latch_retry(&cyclock__mono.seq, seq));
+	return off;
+}
+
+/*
+ * CLOCK_MONOTONIC_COARSE (@real: CLOCK_REALTIME_COARSE): cyclock_coarse(),
+ * which the ticker the constructor started keeps at most a period (the
+ * kernel's coarse resolution) behind.  With no ticker (in a child of
+ * fork(), which inherits no thread and may not start one here) the fine
+ * clock: never below a coarse reading, so never back, at its cost.
+ */
+static void read_coarse(bool real, uint64_t *sec, uint64_t *nsec)
+{
+	uint64_t ns = atomic_load_explicit(&cyclock__coarse.ns, memory_order_relaxed);
+
+	if (cyclock_unlikely(!ns)) {
+		read_served(real ? CLOCK_REALTIME : CLOCK_MONOTONIC, sec, nsec);
+		return;
+	}
+	if (real)
+		ns += off_real();
+	*sec = ns / NS_PER_SEC;
+	*nsec = ns % NS_PER_SEC;
+}
+
 static bool is_served(clockid_t id)
 {
 	unsigned int mask = atomic_load_explicit(&served, memory_order_relaxed);
@@ -166,7 +208,10 @@ PRELOAD_API int clock_gettime(clockid_t id, struct timespec *ts)
 
 	if (!is_served(id) || is_null(ts))
 		return pass_gettime(id, ts);
-	read_served(id, &sec, &nsec);
+	if (cyclock_unlikely(BIT(id) & COARSE))
+		read_coarse(id == CLOCK_REALTIME_COARSE, &sec, &nsec);
+	else
+		read_served(id, &sec, &nsec);
 	ts->tv_sec = (time_t)sec;
 	ts->tv_nsec = (long)nsec;
 	return 0;
@@ -190,6 +235,26 @@ PRELOAD_API int gettimeofday(struct timeval *restrict tv, void *restrict tz)
 	return (int)syscall(SYS_gettimeofday, tv, tz);
 }
 
+/* time() is CLOCK_REALTIME_COARSE's seconds, in the kernel as here. */
+PRELOAD_API time_t time(time_t *t)
+{
+	time_fn *fn = atomic_load_explicit(&real_time, memory_order_relaxed);
+	struct timespec ts;
+	uint64_t sec, nsec;
+
+	if (is_served(CLOCK_REALTIME_COARSE)) {
+		read_coarse(true, &sec, &nsec);
+		ts.tv_sec = (time_t)sec;
+	} else if (fn) {
+		return fn(t);
+	} else if (pass_gettime(CLOCK_REALTIME_COARSE, &ts)) {
+		return (time_t)-1;
+	}
+	if (t)
+		*t = ts.tv_sec;
+	return ts.tv_sec;
+}
+
 /* C11's TIME_UTC is CLOCK_REALTIME; other bases are libc's. */
 PRELOAD_API int timespec_get(struct timespec *ts, int base)
 {
@@ -201,7 +266,7 @@ PRELOAD_API int timespec_get(struct timespec *ts, int base)
 	return fn ? fn(ts, base) : 0;
 }
 
-/* CYCLOCK_PRELOAD_CLOCKS as bits; all of them when unset. */
+/* CYCLOCK_PRELOAD_CLOCKS as bits; the fine clocks when unset. */
 static unsigned int wanted_clocks(const char *list)
 {
 	static const struct {
@@ -212,11 +277,13 @@ static unsigned int wanted_clocks(const char *list)
 		{ "monotonic_raw", CLOCK_MONOTONIC_RAW },
 		{ "realtime", CLOCK_REALTIME },
 		{ "boottime", CLOCK_BOOTTIME },
+		{ "monotonic_coarse", CLOCK_MONOTONIC_COARSE },
+		{ "realtime_coarse", CLOCK_REALTIME_COARSE },
 	};
 	unsigned int mask = 0;
 
 	if (!list)
-		return SERVABLE;
+		return FINE;
 	while (*list) {
 		size_t len = strcspn(list, ",");
 
@@ -229,14 +296,38 @@ static unsigned int wanted_clocks(const char *list)
 }
 
 /*
+ * The coarse clocks' ticker, at the kernel's coarse resolution, so that
+ * they tick as the kernel's do; its first value is stored before they are
+ * served, so none is below a kernel coarse reading handed out earlier.
+ * Returns @mask without them if no thread could be started.  Asking for
+ * them costs a thread, and an initialisation not deferred (0.5 ms where
+ * the frequency is measured): CLOCK_REALTIME_COARSE needs the timeline's
+ * offset from the start.
+ */
+static unsigned int start_coarse(unsigned int mask)
+{
+	struct timespec res;
+
+	if (!(mask & COARSE))
+		return mask;
+	if (!clock_getres(CLOCK_MONOTONIC_COARSE, &res))
+		cyclock__coarse_period((uint64_t)res.tv_sec * NS_PER_SEC + (uint64_t)res.tv_nsec);
+	cyclock__coarse_slow();
+	if (!atomic_load(&cyclock__coarse.ns))
+		mask &= ~COARSE;
+	return mask;
+}
+
+/*
  * Runs once per process image, before main() and after the constructors
  * of the libraries initialised before this one.  dlsym() returning NULL
  * (no next definition) leaves the syscall in place.  It never waits and
- * starts no thread: cyclock takes the kernel's word on the counter's
- * agreement between CPUs (CYCLOCK_INIT_NO_WARP_CHECK), and a frequency to
- * be measured is measured from here to the first read 500 us later, which
- * starts the timelines (CYCLOCK__INIT_DEFER); reads before it get the
- * kernel's clocks through cyclock's slow path.
+ * starts no thread, unless a coarse clock is asked for (start_coarse()):
+ * cyclock takes the kernel's word on the counter's agreement between CPUs
+ * (CYCLOCK_INIT_NO_WARP_CHECK), and a frequency to be measured is
+ * measured from here to the first read 500 us later, which starts the
+ * timelines (CYCLOCK__INIT_DEFER); reads before it get the kernel's
+ * clocks through cyclock's slow path.
  */
 __attribute__((constructor)) static void preload_init(void)
 {
@@ -245,11 +336,15 @@ __attribute__((constructor)) static void preload_init(void)
 	atomic_store(&real_gettime, (gettime_fn *)dlsym(RTLD_NEXT, "clock_gettime"));
 	atomic_store(&real_gettimeofday, (gettimeofday_fn *)dlsym(RTLD_NEXT, "gettimeofday"));
 	atomic_store(&real_timespec_get, (timespec_get_fn *)dlsym(RTLD_NEXT, "timespec_get"));
+	atomic_store(&real_time, (time_fn *)dlsym(RTLD_NEXT, "time"));
+	/* The coarse clocks add an offset the timelines must have: no deferring. */
 	if (mask)
-		cyclock__init_once(CYCLOCK_INIT_NO_WARP_CHECK | CYCLOCK__INIT_DEFER);
+		cyclock__init_once(CYCLOCK_INIT_NO_WARP_CHECK |
+				   (mask & COARSE ? 0 : CYCLOCK__INIT_DEFER));
 	/* Done without the counter: the kernel's clocks, so pass everything through. */
 	if (atomic_load(&cyclock__host.state) == INIT_DONE && !cyclock__host.using_counter)
 		mask = 0;
+	mask = start_coarse(mask);
 	atomic_store(&served, mask);
 	atomic_store(&cyclock_preload_active, mask);
 }

@@ -50,5 +50,7 @@ if ((rc == 0)); then
 	grep -q 'served mask 0x82,' "$out" || cli_fail "run --clocks: served '$(cat "$out")'"
 	cli_run run -- "$programs/preload_consistency" 0.5
 	((rc == 0)) || cli_fail "run preload_consistency: exit $rc: $(cat "$out" "$err")"
+	cli_run run --clocks monotonic,realtime,monotonic_coarse,realtime_coarse -- "$programs/preload_coarse"
+	grep -q 'served mask 0x63,' "$out" || cli_fail "run --clocks ..._coarse: '$(cat "$out" "$err")'"
 fi
 cli_done

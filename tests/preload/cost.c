@@ -7,14 +7,16 @@
  *
  * For each served clock it times three functions of clock_gettime()'s
  * shape, called through a pointer as a program calls through its PLT, in
- * interleaved rounds of 2 million calls (ROUNDS, default 15):
+ * interleaved rounds of 2 million calls (ROUNDS, default 15), then
+ * gettimeofday() and time() (libc's and the program's, without a floor):
  *   libc     libc's clock_gettime(), found with dlopen(RTLD_NOLOAD): the vDSO
  *   preload  the clock_gettime() the program gets: the preload's
  *   floor    an ordered counter read stored into the timespec, nothing else:
  *            the least any clock_gettime() with ordered reads can cost here
  * The caller adds up tv_nsec, as a program uses what it reads; an ordered
  * read waits for that too.  Prints the median and best ns per call and
- * the ratios of medians.  Not a test: it asserts nothing.
+ * the ratios of medians.  Then how far each clock lies outside libc's
+ * readings taken just before and after it.  Not a test: it asserts nothing.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -41,9 +43,25 @@ static __attribute__((noinline)) int floor_gettime(clockid_t id, struct timespec
 	return 0;
 }
 
-/* gettimeofday(), libc's and the program's, in clock_gettime()'s shape. */
+/* gettimeofday() and time(), libc's and the program's, in clock_gettime()'s shape. */
 typedef int gettimeofday_fn(struct timeval *tv, void *tz);
+typedef time_t time_fn(time_t *t);
 static gettimeofday_fn *libc_gettimeofday;
+static time_fn *libc_time;
+
+static int libc_time_ts(clockid_t id, struct timespec *ts)
+{
+	(void)id;
+	ts->tv_nsec = libc_time(NULL);
+	return 0;
+}
+
+static int preload_time_ts(clockid_t id, struct timespec *ts)
+{
+	(void)id;
+	ts->tv_nsec = time(NULL);
+	return 0;
+}
 
 static int libc_gtod(clockid_t id, struct timespec *ts)
 {
@@ -120,6 +138,47 @@ static void measure(const char *clock, clockid_t id, struct variant *v, int nv, 
 	printf("\n");
 }
 
+static int64_t ts_ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * How far the program's clock @id lies from libc's, each reading taken
+ * between two of libc's, over AGREE samples: the reading less the middle
+ * of the two (p0.1, p50, p99.9: a preempted sample's middle means little),
+ * and how far it lay outside them (0 inside: p99.9, max).
+ */
+#define AGREE 1000000
+static void agreement(const char *clock, clockid_t id, gettime_fn *libc_fn)
+{
+	static int64_t off[AGREE], out[AGREE];
+	struct timespec a, r, b;
+
+	for (int i = 0; i < AGREE; i++) {
+		libc_fn(id, &a);
+		clock_gettime(id, &r);
+		libc_fn(id, &b);
+		off[i] = ts_ns(&r) - (ts_ns(&a) + ts_ns(&b)) / 2;
+		out[i] = ts_ns(&a) - ts_ns(&r) > ts_ns(&r) - ts_ns(&b) ? ts_ns(&a) - ts_ns(&r)
+									: ts_ns(&r) - ts_ns(&b);
+		if (out[i] < 0)
+			out[i] = 0;
+	}
+	qsort(off, AGREE, sizeof(off[0]), cmp_i64);
+	qsort(out, AGREE, sizeof(out[0]), cmp_i64);
+	printf("%-16s %8lld %8lld %8lld %10lld %8lld\n", clock, (long long)off[AGREE / 1000],
+	       (long long)off[AGREE / 2], (long long)off[AGREE - AGREE / 1000],
+	       (long long)out[AGREE - AGREE / 1000], (long long)out[AGREE - 1]);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -130,6 +189,8 @@ int main(int argc, char **argv)
 		{ "REALTIME", CLOCK_REALTIME },
 		{ "MONOTONIC_RAW", CLOCK_MONOTONIC_RAW },
 		{ "BOOTTIME", CLOCK_BOOTTIME },
+		{ "MONOTONIC_COARSE", CLOCK_MONOTONIC_COARSE },
+		{ "REALTIME_COARSE", CLOCK_REALTIME_COARSE },
 	};
 	int rounds = argc > 1 ? atoi(argv[1]) : 15;
 	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
@@ -159,5 +220,16 @@ int main(int argc, char **argv)
 		v[1].fn = preload_gtod;
 		measure("gettimeofday", CLOCK_REALTIME, v, 2, rounds);
 	}
+	libc_time = (time_fn *)dlsym(libc, "time");
+	if (libc_time) {
+		v[0].fn = libc_time_ts;
+		v[1].fn = preload_time_ts;
+		measure("time", CLOCK_REALTIME_COARSE, v, 2, rounds);
+	}
+	printf("\nagreement with libc's readings on either side, ns, %d samples\n", AGREE);
+	printf("%-16s %8s %8s %8s %10s %8s\n", "clock", "off p0.1", "p50", "p99.9",
+	       "out p99.9", "max");
+	for (size_t c = 0; c < sizeof(clocks) / sizeof(clocks[0]); c++)
+		agreement(clocks[c].name, clocks[c].id, libc_fn);
 	return sink == 42;
 }

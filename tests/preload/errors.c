@@ -107,6 +107,19 @@ static void realtime_apis(void)
 	CHECK(timespec_get(&ts, 12345) == 0, "timespec_get with an unknown base");
 }
 
+/* time() is CLOCK_REALTIME_COARSE's seconds, and stores what it returns. */
+static void time_seconds(void)
+{
+	int64_t before = sys_ns(CLOCK_REALTIME_COARSE) / NS_PER_SEC, after;
+	time_t t = time(NULL), stored = 0;
+
+	after = sys_ns(CLOCK_REALTIME_COARSE) / NS_PER_SEC;
+	CHECK(t >= before && t <= after, "time() %lld not within [%lld, %lld]", (long long)t,
+	      (long long)before, (long long)after);
+	t = time(&stored);
+	CHECK(stored == t, "time(&t) stored %lld, returned %lld", (long long)stored, (long long)t);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int mask = preload_mask(argv[0]);
@@ -120,6 +133,7 @@ int main(int argc, char **argv)
 	bracketed(CLOCK_MONOTONIC, "CLOCK_MONOTONIC");
 	bracketed(CLOCK_BOOTTIME, "CLOCK_BOOTTIME");
 	realtime_apis();
+	time_seconds();
 	printf("served mask %#x, %d failures\n", mask, failures);
 	return failures ? 1 : preload_result(mask, argv[0]);
 }

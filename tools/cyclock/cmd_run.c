@@ -2,7 +2,8 @@
 /*
  * cyclock run [-v] [--clocks LIST] -- COMMAND [ARGS...]: runs COMMAND with
  * libcyclock-preload.so first in LD_PRELOAD, so that its clock_gettime(),
- * gettimeofday() and timespec_get() are served by cyclock.  The library is
+ * gettimeofday(), timespec_get() and (with a coarse clock) time() are
+ * served by cyclock.  The library is
  * looked for next to the tool in the build tree, then where it is
  * installed.  Exit status: COMMAND's, since it replaces this process;
  * 2 for a bad command line or no preload library, 127 when COMMAND is not
@@ -29,9 +30,11 @@ static void run_usage(void)
 	puts(RUN_USAGE "\n\n"
 	     "Runs COMMAND with clock_gettime(), gettimeofday() and timespec_get() served\n"
 	     "by cyclock (libcyclock-preload.so, prepended to LD_PRELOAD).\n\n"
-	     "  --clocks LIST  serve only these, comma-separated: monotonic, monotonic_raw,\n"
-	     "                 realtime, boottime (default: all four); the others, and\n"
-	     "                 the _COARSE and CPU-time clocks, stay the kernel's\n"
+	     "  --clocks LIST  serve these, comma-separated: monotonic, monotonic_raw,\n"
+	     "                 realtime, boottime (the default: those four),\n"
+	     "                 monotonic_coarse, realtime_coarse (and time(); they start\n"
+	     "                 a ticker thread); the others and the CPU-time clocks\n"
+	     "                 stay the kernel's\n"
 	     "  -v             say on stderr what is preloaded\n\n"
 	     "Exit status: COMMAND's; 2 bad command line or no preload library,\n"
 	     "126 COMMAND cannot be run, 127 COMMAND not found.");
@@ -40,8 +43,10 @@ static void run_usage(void)
 /* Every name in @list is one the preload knows; else says which is not. */
 static bool clocks_valid(const char *list)
 {
-	static const char *const names[] = { "monotonic", "monotonic_raw", "realtime",
-					     "boottime" };
+	static const char *const names[] = {
+		"monotonic", "monotonic_raw", "realtime", "boottime", "monotonic_coarse",
+		"realtime_coarse",
+	};
 	const char *p = list;
 
 	do {
@@ -52,7 +57,8 @@ static bool clocks_valid(const char *list)
 			known |= strlen(names[i]) == len && !strncmp(p, names[i], len);
 		if (!known) {
 			tool_error("run: unknown clock '%.*s' in --clocks '%s' (monotonic, "
-				   "monotonic_raw, realtime, boottime)", (int)len, p, list);
+				   "monotonic_raw, realtime, boottime, monotonic_coarse, "
+				   "realtime_coarse)", (int)len, p, list);
 			return false;
 		}
 		p += len;
