@@ -91,13 +91,12 @@ static void setup_scale(double hz)
 		cyclock__host.max_int_cyc = UINT32_MAX;
 }
 
-static void start_timelines(double hz, const struct cyclock__sample *s0,
-			    const struct cyclock__sample *s1)
+/* From init's first sample (host.first_raw) and @s1, taken @hz apart. */
+static void start_timelines(double hz, const struct cyclock__sample *s1)
 {
 	struct cyclock__sample sm;
 
 	setup_scale(hz);
-	cyclock__host.first_raw = *s0;
 	cyclock__host.mono.tl = &cyclock__mono;
 	cyclock__host.mono.id = CLOCK_MONOTONIC;
 	cyclock__host.raw.tl = &cyclock__raw;
@@ -108,7 +107,7 @@ static void start_timelines(double hz, const struct cyclock__sample *s0,
 	cyclock__track_start(&cyclock__host.mono, &sm);
 	cyclock__track_start(&cyclock__host.raw, s1);
 	/* The rate's baseline starts at init's first sample. */
-	cyclock__host.raw.anchor = cyclock__host.raw.mid = *s0;
+	cyclock__host.raw.anchor = cyclock__host.raw.mid = cyclock__host.first_raw;
 	cyclock__host.using_counter = true;
 }
 
@@ -117,8 +116,7 @@ void cyclock__fork_child(void)
 {
 	/* Its thread is gone: start over, or, past the first half, finish again. */
 	if (atomic_load(&cyclock__host.state) == INIT_BUSY)
-		atomic_store(&cyclock__host.state,
-			     cyclock__host.measuring ? INIT_MEASURING : INIT_NONE);
+		atomic_store(&cyclock__host.state, cyclock__host.begun ? INIT_MEASURING : INIT_NONE);
 	if (atomic_load(&cyclock__host.writer)) {
 		cyclock__fork_child_latch(&cyclock__mono);
 		cyclock__fork_child_latch(&cyclock__raw);
@@ -147,7 +145,7 @@ static void init_finish(void)
 	else if (why && force != FORCE_COUNTER)
 		use_kernel("%s", why);
 	else
-		start_timelines(hz, &cyclock__host.first_raw, &s1);
+		start_timelines(hz, &s1);
 	snprintf(cyclock__host.notes, sizeof(cyclock__host.notes), "%s%s%s",
 		 force == FORCE_COUNTER ? "forced by CYCLOCK_SOURCE" : "",
 		 force == FORCE_COUNTER && why ? " although " : "",
@@ -155,7 +153,6 @@ static void init_finish(void)
 	if (!cyclock__host.using_counter && !cyclock__host.deferred &&
 	    cyclock__counter_invariant() && hz >= 1e3)
 		cyclock__host.local_percpu = cyclock__local_init(hz) == 0;
-	cyclock__host.measuring = false;
 	cyclock__host.init_ns += cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - t0;
 }
 
@@ -173,7 +170,7 @@ static bool init(unsigned int flags)
 	/* From scratch: a child of fork() may redo an init its parent left half-done. */
 	cyclock__host.why[0] = cyclock__host.notes[0] = '\0';
 	cyclock__host.using_counter = cyclock__host.local_percpu = cyclock__host.warp_ran = false;
-	cyclock__host.measuring = false;
+	cyclock__host.begun = false;
 	cyclock__host.deferred = flags & CYCLOCK__INIT_DEFER;
 	cyclock__host.init_ns = 0;
 	if (flags & CYCLOCK_INIT_KERNEL)
@@ -190,7 +187,7 @@ static bool init(unsigned int flags)
 	cyclock__sample(CLOCK_MONOTONIC_RAW, &cyclock__host.first_raw);
 	cyclock__host.distrust = distrust(!(flags & CYCLOCK_INIT_NO_WARP_CHECK));
 	cyclock__host.hz_stated = cyclock__counter_hz_hint(&cyclock__host.hz_source);
-	cyclock__host.measuring = true;
+	cyclock__host.begun = true;
 	cyclock__host.init_ns = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - t0;
 	return !cyclock__host.deferred || cyclock__host.hz_stated ||
 	       (cyclock__host.distrust && force != FORCE_COUNTER);
@@ -236,7 +233,7 @@ void cyclock__init_once(unsigned int flags)
 			init_finish();
 			state = INIT_DONE;
 		} else {
-			state = cyclock__host.measuring ? INIT_MEASURING : INIT_DONE;
+			state = cyclock__host.begun ? INIT_MEASURING : INIT_DONE;
 		}
 		atomic_store_explicit(&cyclock__host.state, state, memory_order_release);
 	} else if (state == INIT_MEASURING) {

@@ -94,7 +94,7 @@ struct cyclock__host {
 	int force;                         /* FORCE_*, from CYCLOCK_SOURCE */
 	const char *distrust;              /* why not the counter, or NULL */
 	uint64_t hz_stated;                /* by the hardware; 0: measure */
-	bool measuring;                    /* the first half is done, not the second */
+	bool begun;                        /* the first half is done */
 	bool deferred;                     /* CYCLOCK__INIT_DEFER */
 };
 
