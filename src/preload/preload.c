@@ -158,7 +158,8 @@ static inline __attribute__((always_inline)) void read_served(clockid_t id, uint
 	}
 }
 
-/* CLOCK_REALTIME - CLOCK_MONOTONIC, from the current segment. */
+/* CLOCK_REALTIME - CLOCK_MONOTONIC, from the current segment: the one
+ * field this read path needs, not cyclock__seg_load()'s nine. */
 static uint64_t off_real(void)
 {
 	const struct cyclock__seg *seg;
