@@ -7,8 +7,10 @@
  * calls reach it first; it counts them and passes them on.  Then: the
  * clocks read right away (the kernel's, while the frequency is measured)
  * and a few milliseconds later (cyclock's) are in order and agree with
- * the system call.  Not built with sanitizers, whose runtimes intercept
- * pthread_create() themselves.
+ * the system call, and those reads, the switch and the resyncs among them,
+ * allocate nothing (malloc(), calloc() and realloc() are counted the same
+ * way).  Not built with sanitizers, whose runtimes intercept these
+ * functions themselves.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -19,7 +21,32 @@
 typedef int create_fn(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
 
 static atomic_int created;
+static atomic_int allocations;
 static int failures;
+
+/* glibc's allocator under its own names, so that counting needs no dlsym(),
+ * which may allocate. */
+void *__libc_malloc(size_t size);
+void *__libc_calloc(size_t n, size_t size);
+void *__libc_realloc(void *p, size_t size);
+
+void *malloc(size_t size)
+{
+	atomic_fetch_add(&allocations, 1);
+	return __libc_malloc(size);
+}
+
+void *calloc(size_t n, size_t size)
+{
+	atomic_fetch_add(&allocations, 1);
+	return __libc_calloc(n, size);
+}
+
+void *realloc(void *p, size_t size)
+{
+	atomic_fetch_add(&allocations, 1);
+	return __libc_realloc(p, size);
+}
 
 int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
@@ -44,10 +71,12 @@ static int threads_now(void)
 	return n;
 }
 
-/* Readings of @id for @ns: in order, and inside system-call brackets. */
+/* Readings of @id for @ns: in order, inside system-call brackets, and
+ * without an allocation. */
 static void read_for(clockid_t id, int64_t ns)
 {
 	int64_t end = sys_ns(CLOCK_MONOTONIC) + ns, last = 0;
+	int allocated = atomic_load(&allocations);
 
 	while (sys_ns(CLOCK_MONOTONIC) < end) {
 		int64_t lo = sys_ns(id), v = lib_ns(id), hi = sys_ns(id);
@@ -58,6 +87,8 @@ static void read_for(clockid_t id, int64_t ns)
 		      (long long)lo, (long long)hi);
 		last = v;
 	}
+	allocated = atomic_load(&allocations) - allocated;
+	CHECK(allocated == 0, "clock %d: %d allocations while reading", (int)id, allocated);
 }
 
 int main(void)
