@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "../linux/internal.h" /* cyclock__init_once(), cyclock__host */
+#include "names.h"
 
 #define PRELOAD_API __attribute__((visibility("default")))
 #define NS_PER_SEC 1000000000ull
@@ -290,17 +291,6 @@ PRELOAD_API int timespec_get(struct timespec *ts, int base)
 /* CYCLOCK_PRELOAD_CLOCKS as bits; the fine clocks when unset. */
 static unsigned int wanted_clocks(const char *list)
 {
-	static const struct {
-		const char *name;
-		clockid_t id;
-	} names[] = {
-		{ "monotonic", CLOCK_MONOTONIC },
-		{ "monotonic_raw", CLOCK_MONOTONIC_RAW },
-		{ "realtime", CLOCK_REALTIME },
-		{ "boottime", CLOCK_BOOTTIME },
-		{ "monotonic_coarse", CLOCK_MONOTONIC_COARSE },
-		{ "realtime_coarse", CLOCK_REALTIME_COARSE },
-	};
 	unsigned int mask = 0;
 
 	if (!list)
@@ -308,9 +298,10 @@ static unsigned int wanted_clocks(const char *list)
 	while (*list) {
 		size_t len = strcspn(list, ",");
 
-		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			if (strlen(names[i].name) == len && !strncmp(list, names[i].name, len))
-				mask |= BIT(names[i].id);
+		for (size_t i = 0; i < CYCLOCK_PRELOAD_NAMES_N; i++)
+			if (strlen(cyclock_preload_names[i].name) == len &&
+			    !strncmp(list, cyclock_preload_names[i].name, len))
+				mask |= BIT(cyclock_preload_names[i].id);
 		list += len + (list[len] == ',');
 	}
 	return mask;

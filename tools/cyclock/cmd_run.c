@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "../../src/preload/names.h" /* the names the preload takes */
 
 #ifndef CYCLOCK_PRELOAD_INSTALLED
 #define CYCLOCK_PRELOAD_INSTALLED "/usr/local/lib/libcyclock-preload.so"
@@ -43,22 +44,18 @@ static void run_usage(void)
 /* Every name in @list is one the preload knows; else says which is not. */
 static bool clocks_valid(const char *list)
 {
-	static const char *const names[] = {
-		"monotonic", "monotonic_raw", "realtime", "boottime", "monotonic_coarse",
-		"realtime_coarse",
-	};
 	const char *p = list;
 
 	do {
 		size_t len = strcspn(p, ",");
 		bool known = false;
 
-		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			known |= strlen(names[i]) == len && !strncmp(p, names[i], len);
+		for (size_t i = 0; i < CYCLOCK_PRELOAD_NAMES_N; i++)
+			known |= strlen(cyclock_preload_names[i].name) == len &&
+				 !strncmp(p, cyclock_preload_names[i].name, len);
 		if (!known) {
-			tool_error("run: unknown clock '%.*s' in --clocks '%s' (monotonic, "
-				   "monotonic_raw, realtime, boottime, monotonic_coarse, "
-				   "realtime_coarse)", (int)len, p, list);
+			tool_error("run: unknown clock '%.*s' in --clocks '%s' (" CYCLOCK_PRELOAD_NAMES_TEXT
+				   ")", (int)len, p, list);
 			return false;
 		}
 		p += len;
