@@ -50,9 +50,9 @@ if ! { cmake -S . -B "$dir" -DCMAKE_TOOLCHAIN_FILE="cmake/toolchain-$arch-linux-
 	exit 1
 fi
 
-echo "==== cross-$arch: ctest -LE 'build|cli|preload' (under qemu-$arch)"
+echo "==== cross-$arch: ctest -LE 'build|cli|preload|realworld' (under qemu-$arch)"
 ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$CYCLOCK_JOBS" \
-	-LE 'build|cli|preload' 2>&1 | tee "$log" || rc=$?
+	-LE 'build|cli|preload|realworld' 2>&1 | tee "$log" || rc=$?
 # As scripts/test.sh counts: CTest counts a skipped test as passed.
 if line=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -1); then
 	failed=$(sed -E 's/.*passed, ([0-9]+) tests? failed.*/\1/' <<<"$line")

@@ -28,6 +28,10 @@ cyclock__package() {
 	qemu-user) echo qemu-user ;;
 	cmocka-arm64) echo libcmocka-dev:arm64 ;; # needs dpkg --add-architecture arm64
 	jansson-arm64) echo libjansson-dev:arm64 ;;
+	linux-source) echo linux-source ;;          # the realworld tests': timers selftests
+	cyclictest) echo rt-tests ;;
+	postgres) echo postgresql ;;
+	psycopg2) echo python3-psycopg2 ;;
 	*) echo "$1" ;; # cmake, make, g++, clang, pkg-config
 	esac
 }
@@ -59,6 +63,9 @@ cyclock__have() {
 		dpkg-query -W -f='${Status}' "$(cyclock__package "$1")" |
 			grep -q 'install ok installed'
 		;;
+	linux-source) compgen -G '/usr/src/linux-source-*.tar.*' ;;
+	postgres) compgen -G '/usr/lib/postgresql/*/bin/pg_ctl' ;;
+	psycopg2) /usr/bin/python3 -c 'import psycopg2' ;;
 	clang-tsan)
 		echo 'int main(void) { return 0; }' |
 			clang -fsanitize=thread -x c - -o /dev/null
@@ -74,7 +81,8 @@ cyclock__have() {
 # for scripts/crosscheck.sh: perf pg_test_timing benchmark taskset;
 # for the firmware test: arm-none-eabi-gcc qemu-system-arm;
 # for scripts/cross.sh: aarch64-gcc riscv64-gcc qemu-user cmocka-arm64
-# jansson-arm64 (the last two after dpkg --add-architecture arm64).
+# jansson-arm64 (the last two after dpkg --add-architecture arm64);
+# for the realworld tests: linux-source cyclictest postgres psycopg2.
 # (clang's ThreadSanitizer runtime; check it after clang).
 cyclock_ensure_deps() {
 	local req missing=()

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The test command: every test in six builds.
-#   release  build/release  RelWithDebInfo, all tests (unit, concurrency, build)
-#   asan     build/asan     Debug, ASan+UBSan, all but the build checks
+#   release  build/release  RelWithDebInfo, all tests (unit, concurrency, build,
+#                           realworld: the kernel's clock changed for real)
+#   asan     build/asan     Debug, ASan+UBSan, all but the build and realworld tests
 #   tsan     build/tsan     ThreadSanitizer (clang if present), concurrency, the
 #                           cyclock tool (its scenarios run threads), the preload
 #   generic  build/generic  as an architecture without a counter (the kernel's
-#                           clocks), all but the build checks
+#                           clocks), all but the build and realworld tests
 #   aarch64  build/cross-aarch64  cross-built, tests run under qemu-user
 #   riscv64  build/cross-riscv64  (scripts/cross.sh says which run)
 # CYCLOCK_TEST_STAGES="release tsan" runs a subset.  Every stage runs even
@@ -22,6 +23,9 @@ cyclock_ensure_deps python3 xmllint gbench-compare scipy
 # The Cortex-M3 firmware, built and run in QEMU (a build test).
 cyclock_ensure_deps arm-none-eabi-gcc qemu-system-arm
 cyclock_ensure_deps clang-tsan
+# The realworld tests (release only): the kernel's timers selftests, built
+# from Debian's linux-source at test time, rt-tests' cyclictest, PostgreSQL.
+cyclock_ensure_deps linux-source cyclictest postgres psycopg2
 cd "$CYCLOCK_ROOT"
 
 total_passed=0 total_failed=0
@@ -79,7 +83,7 @@ stage() {
 			-DCYCLOCK_SANITIZE= -DCYCLOCK_BUILD_TESTS=ON -DCYCLOCK_BUILD_EXAMPLES=ON
 		;;
 	asan)
-		run_stage asan build/asan "-LE build" -DCMAKE_BUILD_TYPE=Debug \
+		run_stage asan build/asan "-LE build|realworld" -DCMAKE_BUILD_TYPE=Debug \
 			-DCYCLOCK_SANITIZE=address,undefined -DCYCLOCK_BUILD_TESTS=ON
 		;;
 	tsan)
@@ -93,7 +97,7 @@ stage() {
 	generic)
 		# Any architecture without a counter of its own: arch/generic.h,
 		# the kernel's clocks, with the same tests.
-		run_stage generic build/generic "-LE build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		run_stage generic build/generic "-LE build|realworld" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 			-DCYCLOCK_SANITIZE= -DCYCLOCK_BUILD_TESTS=ON \
 			-DCMAKE_C_FLAGS=-DCYCLOCK_ARCH_GENERIC
 		;;
