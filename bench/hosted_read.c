@@ -247,9 +247,9 @@ static void print_info(double tsc_hz, double load_before)
 	       ", anomalies %" PRIu64 "\n",
 	       in.mult, in.shift, in.raw_mult, in.refreshes, in.anomalies);
 	printf("  interval %.3f ms (ceiling %.3f ms); last error now %+" PRId64 " ns, raw %+" PRId64
-	       " ns; guard %" PRIu64 " ns\n",
+	       " ns; %" PRIu64 " spells on the kernel's clock\n",
 	       (double)in.interval_ns / 1e6, (double)in.max_interval_ns / 1e6, in.last_err_ns,
-	       in.raw_last_err_ns, in.guard_ns);
+	       in.raw_last_err_ns, in.kernel_spells);
 	printf("  init %.1f us, warp check's largest backward step %" PRId64 " counts%s\n",
 	       (double)in.init_ns / 1e3, in.warp_cyc, in.local_percpu ? ", local per CPU" : "");
 	printf("load average (1 min): %.2f at the start, %.2f at the end\n", load_before,

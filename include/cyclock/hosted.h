@@ -12,8 +12,15 @@
  * (mult).  It does so only where no reader of the old segment can have
  * been: the old segment is valid up to its horizon (the end of its middle
  * piece), and a reader past it that cannot resync itself extrapolates at a
- * slope below any the next segment may take.  So a new segment, whenever
- * it is published, is never below a value the old one handed out.
+ * slope below any the next segment may take, and stops at the segment's
+ * ceiling.  So a new segment, whenever it is published, is never below a
+ * value the old one handed out.
+ *
+ * A timeline may also be in kernel mode (the kernel's clock changes faster
+ * than the counter can follow, the counter disagreed with it, or the
+ * library is not initialised yet): every read takes the slow path, which
+ * returns the kernel's clock, never below the floor that the last
+ * counter segment's ceiling set.  docs/hosted.md has the whole argument.
  */
 #ifndef CYCLOCK_HOSTED_H
 #define CYCLOCK_HOSTED_H
@@ -55,10 +62,43 @@ struct cyclock__seg {
 };
 
 /*
+ * What only the slow path reads of a latch copy, beside its segment and
+ * under the same sequence: 44 bytes.
+ *
+ * Counter mode: until_cyc is far away (a reader waiting for another
+ * thread's resync follows the low slope as long as it waits).  A fresh segment
+ * (the first after kernel mode) is trusted past its horizon only once its
+ * writer has confirmed it was published in time (timeline.confirmed).
+ * Kernel mode: reads return the kernel's clock, at least the floor: the
+ * last counter function (kept here) up to until_cyc, where it stops at
+ * ceil, or ceil alone; until_cyc is past every counter a reader of that
+ * function used (track.c's enter_kernel()).  A read past recheck_cyc
+ * checks whether the counter can be used again.
+ */
+struct cyclock__seg_ext {
+	struct cyclock_u64 ceil;
+	struct cyclock_u64 until_cyc;
+	struct cyclock_u64 recheck_cyc; /* kernel mode: look again from here */
+	struct cyclock_u64 below;       /* every read from now on is at least this */
+	CYCLOCK_ATOMIC(uint32_t) mode;  /* CYCLOCK__MODE_* */
+	CYCLOCK_ATOMIC(uint32_t) fresh;
+	CYCLOCK_ATOMIC(uint32_t) fn_stale; /* the counter function's stale_cyc (0 in kernel mode) */
+};
+
+/* Zero (a timeline nobody has started) is kernel mode with floor 0.
+ * KERNEL: at least ceil (the counter went wrong: no value of it counts);
+ * KERNEL_FN: at least what the last counter segment would have handed
+ * out at the reader's counter, up to ceil (the kernel's rate changed). */
+#define CYCLOCK__MODE_KERNEL 0u
+#define CYCLOCK__MODE_COUNTER 1u
+#define CYCLOCK__MODE_KERNEL_FN 2u
+
+/*
  * A timeline.  Cache lines (64 bytes): line 0 holds everything a reader
  * needs while the sequence is even (seq 0..3, shift 4..7, seg[0] 8..63),
  * so a read touches one line; seg[1] (64..119), read only while a writer
- * is between its two bumps, is line 1.
+ * is between its two bumps, is line 1; the slow path's ext[2] and
+ * confirmed (128..219) are lines 2 and 3.
  *
  * A reader whose counter is past the middle piece (or before P: the
  * subtraction wraps) takes the slow path, which checks the counter
@@ -70,9 +110,12 @@ struct cyclock__timeline {
 	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint32_t) seq;
 	CYCLOCK_ATOMIC(uint32_t) shift;
 	struct cyclock__seg seg[2];
+	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) struct cyclock__seg_ext ext[2];
+	CYCLOCK_ATOMIC(uint32_t) confirmed; /* seq (even) of the fresh segment confirmed */
 };
 
-/* The last cyclock_now() value the coarse ticker stored; 0: not started. */
+/* The last cyclock_now() value the coarse ticker stored; 0: no ticker
+ * (the default: cyclock_coarse() then reads the kernel's coarse clock). */
 struct cyclock__coarse {
 	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint64_t) ns;
 };
@@ -90,11 +133,12 @@ CYCLOCK_API extern struct cyclock__timeline cyclock__raw;  /* CLOCK_MONOTONIC_RA
 CYCLOCK_API extern struct cyclock__coarse cyclock__coarse;
 
 /* The slope a reader past a segment's horizon uses while another thread
- * resyncs: 2000 ppm below the rate, below any slope the next segment takes
- * (within 1000 ppm of a rate itself within 1000 ppm of this one). */
+ * resyncs: 1/512 (1953 ppm) below the rate, below any slope the next
+ * segment takes (the writer clamps them), so a lead over the kernel is
+ * taken back at up to that. */
 static inline uint32_t cyclock__mult_low(uint32_t mult_rate)
 {
-	return mult_rate - mult_rate / 500;
+	return mult_rate - mult_rate / 512;
 }
 
 /* Everything the fast path leaves: see src/linux/read.c. */
@@ -119,10 +163,13 @@ struct cyclock__info {
 	uint64_t interval_ns;     /* current resync interval */
 	uint64_t max_interval_ns; /* its ceiling */
 	uint64_t refreshes;       /* resyncs of the MONOTONIC timeline so far */
-	uint64_t anomalies;       /* counter jumps, stalls found and recovered from */
+	uint64_t anomalies;       /* times the counter disagreed with the kernel */
+	uint64_t kernel_spells;   /* times the timeline served the kernel's clock since init */
+	uint64_t rate_changes;    /* changes of the kernel's rate followed on the counter */
+	int kernel_mode;          /* CLOCK_MONOTONIC's timeline serves the kernel's clock now */
+	const char *kernel_why;   /* why, the last time it did */
 	int64_t last_err_ns;      /* cyclock_now() - CLOCK_MONOTONIC at the last resync */
 	int64_t raw_last_err_ns;  /* cyclock_raw() - CLOCK_MONOTONIC_RAW at the last resync */
-	uint64_t guard_ns;        /* added to the kernel's reading after an anomaly */
 	int64_t warp_cyc;         /* largest backward step in the init warp check, counts */
 	uint64_t init_ns;         /* what initialisation cost */
 };
@@ -136,6 +183,8 @@ CYCLOCK_API void cyclock__get_info(struct cyclock__info *info);
  */
 #include <time.h>
 int cyclock_sim_clock_gettime(clockid_t id, struct timespec *ts); /* supplied by the test */
+struct timex;
+int cyclock_sim_adjtimex(struct timex *tx); /* optional: a test may supply it */
 struct cyclock_sim_config {
 	uint64_t hint_hz;   /* what "CPUID" reports; 0: measure */
 	bool invariant;     /* CPUID's invariant-counter bit */

@@ -1,15 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cyclock_coarse(): one load of a value a ticker thread refreshes from
- * cyclock_now() every period (1 ms; CYCLOCK_COARSE_PERIOD_US sets it).
- * A reading is at most a period plus the ticker's scheduling delay behind
- * cyclock_now(), and never ahead of it.  The value 0 means "no ticker":
- * the first call starts one, and a child of fork(), which inherits no
- * thread, gets 0 again from the fork handler.
+ * cyclock_coarse().  By default no thread: the kernel's coarse clock
+ * (CLOCK_MONOTONIC_COARSE, which the kernel moves at every tick) brought
+ * onto cyclock's timeline: the lesser of it and the start of the current
+ * segment (a value every later cyclock_now() is at least), so it is never
+ * ahead of cyclock_now() and never goes back.  A segment older than two
+ * resync intervals is brought up to date by one cyclock_now() first.  In
+ * kernel mode the latest resync's kernel reading stands for the segment's
+ * start, and until the timelines start, initialisation's first one: so
+ * it stands still for at most the rest of the first 4 ms there, and reads
+ * 0 only in the microseconds before a concurrent initialisation's first
+ * reading.
  *
- * The value only ever rises (coarse_raise()): the first call stores the
- * cyclock_now() it returns, and the ticker's first store, computed a
- * moment earlier on another thread, must not then take it back.
+ * On request (cyclock_init(CYCLOCK_INIT_COARSE), CYCLOCK_COARSE_PERIOD_US)
+ * a ticker thread instead stores cyclock_now() every period (1 ms unless
+ * the variable says otherwise), and a read is one load.  The value 0 means
+ * "no ticker"; a child of fork(), which inherits no thread, gets 0 again
+ * from the fork handler, and reads the kernel's coarse clock.  A ticker
+ * that could not be started is not tried again.
+ *
+ * The stored value only ever rises (coarse_raise()): the ticker's first
+ * store, computed a moment earlier on another thread, must not take back
+ * a value a reader returned.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,7 +33,8 @@
 
 struct cyclock__coarse cyclock__coarse;
 
-static CYCLOCK_ATOMIC(uint32_t) ticker_started;
+enum { TICKER_NONE, TICKER_RUNNING, TICKER_FAILED };
+static CYCLOCK_ATOMIC(uint32_t) ticker_state;
 static uint64_t period_ns = 1000 * NSEC_PER_USEC;
 
 /* Raise the value to @ns unless it is already past; returns the value. */
@@ -55,30 +68,29 @@ static void *ticker(void *arg)
 	return NULL;
 }
 
-/* CYCLOCK_COARSE_PERIOD_US, 1..1000000; anything else keeps 1000, with
- * one message per process. */
-static void read_period(void)
+/* CYCLOCK_COARSE_PERIOD_US, 1..1000000: true if set (a ticker is asked
+ * for); anything else keeps 1000, with one message per process. */
+static bool read_period(void)
 {
-	static CYCLOCK_ATOMIC(uint32_t) said;
 	const char *v = getenv("CYCLOCK_COARSE_PERIOD_US");
 	char *end;
 	unsigned long us;
 
 	if (!v)
-		return;
+		return false;
 	errno = 0;
 	us = strtoul(v, &end, 10);
 	if (errno || end == v || *end || us < 1 || us > 1000000) {
-		static const char msg[] = "cyclock: ignoring CYCLOCK_COARSE_PERIOD_US (expected 1..1000000)\n";
+		static const char msg[] =
+			"cyclock: ignoring CYCLOCK_COARSE_PERIOD_US (expected 1..1000000)\n";
+		static CYCLOCK_ATOMIC(uint32_t) said;
 
-		if (!atomic_exchange(&said, 1)) {
-			ssize_t ignored = write(STDERR_FILENO, msg, sizeof(msg) - 1);
-
-			(void)ignored;
-		}
-		return;
+		if (!atomic_exchange(&said, 1))
+			cyclock__say(msg, sizeof(msg) - 1);
+		return true;
 	}
 	period_ns = us * NSEC_PER_USEC;
+	return true;
 }
 
 /* The period, unless CYCLOCK_COARSE_PERIOD_US says otherwise; for the
@@ -91,19 +103,17 @@ void cyclock__coarse_period(uint64_t ns)
 }
 
 /* Start the ticker once (per process image); false if it could not be
- * started (the next call tries again).  Not async-signal-safe. */
+ * started, which is remembered.  Not async-signal-safe. */
 bool cyclock__coarse_start(void)
 {
 	pthread_t t;
-	uint32_t no = 0;
-	int err;
+	uint32_t none = TICKER_NONE;
 
-	if (!atomic_compare_exchange_strong(&ticker_started, &no, 1))
-		return true;
+	if (!atomic_compare_exchange_strong(&ticker_state, &none, TICKER_RUNNING))
+		return none == TICKER_RUNNING;
 	read_period();
-	err = cyclock__thread_start(&t, true, ticker, NULL);
-	if (err) {
-		atomic_store(&ticker_started, 0);
+	if (cyclock__thread_start(&t, true, ticker, NULL)) {
+		atomic_store(&ticker_state, TICKER_FAILED);
 		return false;
 	}
 	/* A name for ps -L and top; a thread that never exits keeps @t valid. */
@@ -111,16 +121,39 @@ bool cyclock__coarse_start(void)
 	return true;
 }
 
-/* With no ticker running, a stored value would stand still: store only
- * once one runs. */
-uint64_t cyclock__coarse_slow(void)
+/* The "below" of CLOCK_MONOTONIC's current copy: see struct cyclock__seg_ext. */
+static uint64_t below_now(void)
 {
-	return cyclock__coarse_start() ? coarse_raise(cyclock_now()) : cyclock_now();
+	uint64_t b;
+	uint32_t seq;
+
+	do {
+		seq = cyclock__latch_begin(&cyclock__mono.seq);
+		b = cyclock__load64(&cyclock__mono.ext[seq & 1].below);
+	} while (cyclock__latch_retry(&cyclock__mono.seq, seq));
+	return b;
 }
 
-/* In a child of fork(): no ticker runs; the next call starts one. */
+/* No ticker: the kernel's coarse clock, on cyclock's timeline (above). */
+uint64_t cyclock__coarse_slow(void)
+{
+	uint64_t k = cyclock__kernel_ns(CLOCK_MONOTONIC_COARSE), b;
+
+	if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) == INIT_DONE &&
+	    !cyclock__host.using_counter)
+		return k; /* every clock is the kernel's: below CLOCK_MONOTONIC */
+	b = below_now();
+	if (!b || k > b + 2 * CYCLOCK_MAX_INTERVAL_NS) {
+		(void)cyclock_now(); /* resyncs, or initialises */
+		b = below_now();
+	}
+	return k < b ? k : b;
+}
+
+/* In a child of fork(): no ticker runs, and none is started for it. */
 void cyclock__coarse_fork_child(void)
 {
 	atomic_store(&cyclock__coarse.ns, 0);
-	atomic_store(&ticker_started, 0);
+	if (atomic_load(&ticker_state) == TICKER_RUNNING)
+		atomic_store(&ticker_state, TICKER_FAILED);
 }

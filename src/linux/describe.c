@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* cyclock_describe() and cyclock__get_info(): what the library decided and why. */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,8 +23,13 @@ void cyclock__get_info(struct cyclock__info *info)
 {
 	memset(info, 0, sizeof(*info));
 	cyclock_init(0);
-	/* The writer's fields, read under its flag so they are consistent. */
-	cyclock__writer_lock(&cyclock__host.writer);
+	/* The writer's fields, read under its flag so they are consistent;
+	 * a bounded wait, then a snapshot that may be a resync apart. */
+	uint32_t me = cyclock__pid();
+	bool locked = false;
+
+	for (int i = 0; i < 1000 && !(locked = cyclock__writer_try(me)); i++)
+		sched_yield();
 	info->using_counter = cyclock__host.using_counter;
 	info->local_percpu = cyclock__host.local_percpu;
 	info->counter = CYCLOCK_ARCH_COUNTER_NAME;
@@ -41,15 +47,21 @@ void cyclock__get_info(struct cyclock__info *info)
 		info->raw_mult = cyclock__seg_load(&cyclock__raw).mult;
 		info->interval_ns = (uint64_t)((double)cyclock__host.mono.interval *
 					       cyclock__host.raw.rate);
-		info->max_interval_ns = (uint64_t)((double)cyclock__host.max_int_cyc *
+		info->max_interval_ns = (uint64_t)((double)cyclock__host.mono.max_interval *
 						   cyclock__host.raw.rate);
 		info->refreshes = cyclock__host.mono.refreshes;
 		info->last_err_ns = cyclock__host.mono.last_err;
 		info->raw_last_err_ns = cyclock__host.raw.last_err;
+		info->kernel_spells = cyclock__host.mono.spells + cyclock__host.raw.spells;
+		info->rate_changes = cyclock__host.mono.rate_changes;
+		info->kernel_mode = v.mode != CYCLOCK__MODE_COUNTER;
+		info->kernel_why = cyclock__host.mono.kernel_why ? cyclock__host.mono.kernel_why
+				   : cyclock__host.raw.kernel_why ? cyclock__host.raw.kernel_why
+								  : "";
 	}
 	info->anomalies = atomic_load(&cyclock__host.anomalies);
-	info->guard_ns = cyclock__guard_ns();
-	cyclock__writer_unlock(&cyclock__host.writer);
+	if (locked)
+		cyclock__writer_done();
 }
 
 static const char *warp_note(void)
@@ -78,8 +90,9 @@ static const char *warp_note(void)
 
 const char *cyclock_describe(void)
 {
-	static char line[512];
+	static char line[640];
 	struct cyclock__info in;
+	int n;
 
 	cyclock__get_info(&in);
 	if (!in.using_counter) {
@@ -87,13 +100,21 @@ const char *cyclock_describe(void)
 			 in.local_percpu ? "; cyclock_local() per CPU over the counter" : "");
 		return line;
 	}
-	snprintf(line, sizeof(line),
-		 "%s at %.6f MHz (%s %.3f MHz; now refined against CLOCK_MONOTONIC_RAW, "
-		 "+-%.3f ppm)%s%s; %s; tracking CLOCK_MONOTONIC within %lld ns at the last "
-		 "resync, every %.0f ms",
-		 in.counter, in.hz / 1e6, in.hz_source, in.hz_hint / 1e6, in.hz_ppm,
-		 cyclock__host.notes[0] ? ", " : "", cyclock__host.notes,
-		 warp_note(),
-		 (long long)in.last_err_ns, (double)in.interval_ns / 1e6);
+	n = snprintf(line, sizeof(line),
+		     "%s at %.6f MHz (%s %.3f MHz; now refined against CLOCK_MONOTONIC_RAW, "
+		     "+-%.3f ppm)%s%s; %s; ",
+		     in.counter, in.hz / 1e6, in.hz_source, in.hz_hint / 1e6, in.hz_ppm,
+		     cyclock__host.notes[0] ? ", " : "", cyclock__host.notes, warp_note());
+	if (in.kernel_mode)
+		snprintf(line + n, sizeof(line) - (size_t)n,
+			 "serving the kernel's CLOCK_MONOTONIC now (%s); ", in.kernel_why);
+	else
+		snprintf(line + n, sizeof(line) - (size_t)n,
+			 "tracking CLOCK_MONOTONIC within %lld ns at the last resync, every %.1f ms; ",
+			 (long long)in.last_err_ns, (double)in.interval_ns / 1e6);
+	n = (int)strlen(line);
+	snprintf(line + n, sizeof(line) - (size_t)n,
+		 "%llu spells on the kernel's clock, %llu rate changes followed",
+		 (unsigned long long)in.kernel_spells, (unsigned long long)in.rate_changes);
 	return line;
 }

@@ -3,11 +3,16 @@
  * Initialisation: which counter to trust and why, its frequency, and the
  * first segments of the timelines.  Runs once, at cyclock_init() or at the
  * first read, whichever comes first; a reader that finds it under way
- * reads the kernel's clock meanwhile instead of waiting.
+ * reads the kernel's clock meanwhile (the timelines start in kernel mode)
+ * instead of waiting.  It runs with every signal blocked and cancellation
+ * disabled, so that no caller can leave it half-done (a handler that
+ * longjmps out, pthread_cancel()); a child of a raw fork system call,
+ * whose initialising thread stayed in the parent, takes it over.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -78,15 +83,24 @@ static const char *distrust(bool warp)
 }
 
 /* Constants in counts, for a counter at @hz. */
+static uint64_t counts(uint64_t ns, double hz)
+{
+	return (uint64_t)((double)ns * hz / 1e9) + 1;
+}
+
 static void setup_scale(double hz)
 {
 	uint32_t mult, shift;
 
 	cyclock_calc_mult_shift(&mult, &shift, (uint64_t)hz, NSEC_PER_SEC, 4);
 	cyclock__host.shift = shift;
-	cyclock__host.max_back_cyc = (uint64_t)(CYCLOCK_MAX_BACK_NS * hz / 1e9) + 1;
-	cyclock__host.min_int_cyc = (uint64_t)(CYCLOCK_MIN_INTERVAL_NS * hz / 1e9);
-	cyclock__host.max_int_cyc = (uint64_t)(CYCLOCK_MAX_INTERVAL_NS * hz / 1e9);
+	cyclock__host.max_back_cyc = counts(CYCLOCK_MAX_BACK_NS, hz);
+	cyclock__host.min_int_cyc = counts(CYCLOCK_MIN_INTERVAL_NS, hz);
+	cyclock__host.max_int_cyc = counts(CYCLOCK_MAX_INTERVAL_NS, hz);
+	cyclock__host.fresh_cyc = counts(CYCLOCK_FRESH_NS, hz);
+	cyclock__host.fresh_margin_cyc = counts(CYCLOCK_FRESH_MARGIN_NS, hz);
+	cyclock__host.cap_cyc = counts(CYCLOCK_CAP_NS, hz);
+	cyclock__host.recheck_cyc = counts(CYCLOCK_RECHECK_NS, hz);
 	if (cyclock__host.max_int_cyc > UINT32_MAX) /* a segment's stale_cyc is 32 bits */
 		cyclock__host.max_int_cyc = UINT32_MAX;
 }
@@ -95,6 +109,7 @@ static void setup_scale(double hz)
 static void start_timelines(double hz, const struct cyclock__sample *s1)
 {
 	struct cyclock__sample sm;
+	struct cyclock__offsets o;
 
 	setup_scale(hz);
 	cyclock__host.mono.tl = &cyclock__mono;
@@ -102,8 +117,11 @@ static void start_timelines(double hz, const struct cyclock__sample *s1)
 	cyclock__host.raw.tl = &cyclock__raw;
 	cyclock__host.raw.id = CLOCK_MONOTONIC_RAW;
 	cyclock__host.mono.rate = cyclock__host.raw.rate = 1e9 / hz;
-	cyclock__measure_offsets(true);
+	cyclock__offsets_read(&o);
+	cyclock__offsets_apply(&o, true);
 	cyclock__sample(CLOCK_MONOTONIC, &sm);
+	atomic_store_explicit(&cyclock__host.offsets_ns, sm.ns, memory_order_relaxed);
+	/* MONOTONIC runs at RAW's rate plus what adjtimex says (track.c). */
 	cyclock__track_start(&cyclock__host.mono, &sm);
 	cyclock__track_start(&cyclock__host.raw, s1);
 	/* The rate's baseline starts at init's first sample. */
@@ -156,6 +174,21 @@ static void init_finish(void)
 	cyclock__host.init_ns += cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - t0;
 }
 
+/* Still in kernel mode, but with a value every later read is at least,
+ * for cyclock_coarse() (coarse.c) until the timelines start. */
+static void publish_below(void)
+{
+	struct cyclock__segv v = { 0 };
+	struct cyclock__offsets o;
+
+	cyclock__offsets_read(&o);
+	cyclock__offsets_apply(&o, true);
+	v.off_real = cyclock__host.off_real;
+	v.off_boot = cyclock__host.off_boot;
+	v.below = cyclock__kernel_ns(CLOCK_MONOTONIC);
+	cyclock__publish(&cyclock__mono, &v);
+}
+
 /*
  * The first half: whether to use the counter at all, and why not, and
  * init's first sample.  Returns true if the second half remains, which
@@ -184,6 +217,7 @@ static bool init(unsigned int flags)
 		return false;
 	}
 	cyclock__host.force = force;
+	publish_below();
 	cyclock__sample(CLOCK_MONOTONIC_RAW, &cyclock__host.first_raw);
 	cyclock__host.distrust = distrust(!(flags & CYCLOCK_INIT_NO_WARP_CHECK));
 	cyclock__host.hz_stated = cyclock__counter_hz_hint(&cyclock__host.hz_source);
@@ -204,6 +238,42 @@ __attribute__((constructor)) static void register_fork_child(void)
 	pthread_atfork(NULL, NULL, cyclock__fork_child);
 }
 
+/*
+ * Run @fn with every signal blocked and cancellation disabled: nothing
+ * can interrupt it and longjmp out, or end its thread, half-way.
+ */
+static void run_whole(void (*fn)(unsigned int), unsigned int flags)
+{
+	sigset_t all, old;
+	int cancel;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+	atomic_store_explicit(&cyclock__host.init_pid, cyclock__pid(), memory_order_relaxed);
+	fn(flags);
+	pthread_setcancelstate(cancel, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void first_half(unsigned int flags)
+{
+	uint32_t state = INIT_DONE;
+
+	if (init(flags))
+		init_finish();
+	else if (cyclock__host.begun)
+		state = INIT_MEASURING;
+	atomic_store_explicit(&cyclock__host.state, state, memory_order_release);
+}
+
+static void second_half(unsigned int flags)
+{
+	(void)flags;
+	init_finish();
+	atomic_store_explicit(&cyclock__host.state, INIT_DONE, memory_order_release);
+}
+
 /* The second half, if init's first sample is old enough for the
  * frequency not to wait (or the hardware states it). */
 static void finish_if_due(void)
@@ -212,10 +282,28 @@ static void finish_if_due(void)
 
 	if (cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - cyclock__host.first_raw.ns < FREQ_SPAN_NS)
 		return;
-	if (!atomic_compare_exchange_strong(&cyclock__host.state, &measuring, INIT_BUSY))
+	if (atomic_compare_exchange_strong(&cyclock__host.state, &measuring, INIT_BUSY))
+		run_whole(second_half, 0);
+}
+
+/*
+ * An initialisation under way in another process (we are the child of a
+ * raw fork system call, which runs no fork handler): take it over, once.
+ */
+static void take_over(unsigned int flags)
+{
+	uint32_t me = cyclock__pid();
+	uint32_t pid = atomic_load_explicit(&cyclock__host.init_pid, memory_order_relaxed);
+
+	if (!pid || pid == me ||
+	    !atomic_compare_exchange_strong(&cyclock__host.init_pid, &pid, me))
 		return;
-	init_finish();
-	atomic_store_explicit(&cyclock__host.state, INIT_DONE, memory_order_release);
+	if (atomic_load(&cyclock__host.writer) && atomic_load(&cyclock__host.writer) != me) {
+		cyclock__fork_child_latch(&cyclock__mono);
+		cyclock__fork_child_latch(&cyclock__raw);
+		atomic_store(&cyclock__host.writer, 0);
+	}
+	run_whole(cyclock__host.begun ? second_half : first_half, flags);
 }
 
 /*
@@ -228,17 +316,12 @@ void cyclock__init_once(unsigned int flags)
 {
 	uint32_t state = INIT_NONE;
 
-	if (atomic_compare_exchange_strong(&cyclock__host.state, &state, INIT_BUSY)) {
-		if (init(flags)) {
-			init_finish();
-			state = INIT_DONE;
-		} else {
-			state = cyclock__host.begun ? INIT_MEASURING : INIT_DONE;
-		}
-		atomic_store_explicit(&cyclock__host.state, state, memory_order_release);
-	} else if (state == INIT_MEASURING) {
+	if (atomic_compare_exchange_strong(&cyclock__host.state, &state, INIT_BUSY))
+		run_whole(first_half, flags);
+	else if (state == INIT_MEASURING)
 		finish_if_due();
-	}
+	else if (state == INIT_BUSY)
+		take_over(flags);
 }
 
 int cyclock_init(unsigned int flags)
@@ -251,9 +334,8 @@ int cyclock_init(unsigned int flags)
 	/* Another thread is initialising, or a deferred one is measuring. */
 	while ((state = atomic_load_explicit(&cyclock__host.state, memory_order_acquire)) !=
 	       INIT_DONE) {
-		if (state == INIT_MEASURING)
-			finish_if_due();
-		else
+		cyclock__init_once(flags);
+		if (state != INIT_MEASURING)
 			sched_yield();
 	}
 	if (flags & CYCLOCK_INIT_COARSE)

@@ -23,20 +23,39 @@
 /* Tracking constants; docs/hosted.md explains each. */
 #define CYCLOCK_MAX_BACK_NS (10 * NSEC_PER_USEC)    /* a relaxed read's reach before P */
 #define CYCLOCK_MIN_INTERVAL_NS (1000 * NSEC_PER_USEC) /* first resync interval */
-#define CYCLOCK_MAX_INTERVAL_NS (250 * NSEC_PER_USEC * 1000) /* the longest one */
+#define CYCLOCK_MAX_INTERVAL_NS (2000 * NSEC_PER_USEC) /* the longest: MONOTONIC's rate moves */
+#define CYCLOCK_FRESH_NS (500 * NSEC_PER_USEC)       /* a fresh segment's horizon */
+#define CYCLOCK_FRESH_MARGIN_NS (50 * NSEC_PER_USEC) /* confirmed only this far inside it */
+#define CYCLOCK_CAP_NS (20 * NSEC_PER_USEC)           /* kernel mode's floor stops this far past the writer */
 #define CYCLOCK_MAX_SLEW 1e-3                        /* frequency corrections: +-1000 ppm */
-#define CYCLOCK_TOL_NS (100 * NSEC_PER_USEC)         /* beyond this (+1000 ppm of the gap), the counter is wrong */
-#define CYCLOCK_GUARD_MIN_NS NSEC_PER_USEC           /* see cyclock__guard_ns() */
-#define CYCLOCK_GUARD_MAX_NS (CYCLOCK_TOL_NS / 2)
+#define CYCLOCK_FOLLOW_PPM 1000.0                    /* rate changes larger go to kernel mode */
+#define CYCLOCK_STEADY_PPM 10.0                      /* two windows this close: steady */
+#define CYCLOCK_STEADY_NS (16 * NSEC_PER_USEC * 1000) /* a steadiness window */
+#define CYCLOCK_RECHECK_NS (2000 * NSEC_PER_USEC)    /* kernel mode: look again this often */
 #define CYCLOCK_GOOD_ERR_NS 250                      /* errors this small lengthen the interval */
+#define CYCLOCK_STEP_NS 200                          /* behind by more (beyond the bracket): step forward */
 #define CYCLOCK_RATE_SPAN_NS NSEC_PER_SEC            /* the rate's baseline, at most */
+#define CYCLOCK_OFFSETS_NS (32 * NSEC_PER_USEC * 1000) /* REALTIME/BOOTTIME offsets' period */
 
 /* One bracketed reading of a kernel clock against the counter. */
 struct cyclock__sample {
 	uint64_t cyc;   /* the counter at the kernel reading (mid-bracket) */
 	uint64_t lo;    /* the counter before it: the reading is no earlier */
-	uint64_t width; /* bracket width, counts */
+	uint64_t width; /* bracket width, counts: the reading is no later than lo + width */
 	uint64_t ns;    /* the kernel clock */
+};
+
+/* What adjtimex(2) with modes 0 says of the kernel's rate. */
+struct cyclock__kadj {
+	bool known;     /* false: adjtimex is not allowed (seccomp) or not there */
+	long tick, freq, offset, constant;
+	int status;
+};
+
+/* The REALTIME and BOOTTIME offsets from MONOTONIC, as read, with the
+ * widths of their brackets. */
+struct cyclock__offsets {
+	uint64_t real, real_w, boot, boot_w;
 };
 
 /* A segment as plain values (the writer's and the slow path's copy). */
@@ -44,6 +63,8 @@ struct cyclock__segv {
 	uint64_t cyc, ns;
 	uint64_t off_real, off_boot;
 	uint32_t frac, stale, mult, mult_prev, mult_rate;
+	uint64_t ceil, until, recheck, below; /* struct cyclock__seg_ext */
+	uint32_t mode, fresh, fn_stale;     /* fn_stale: the function's stale (stale is 0 in kernel mode) */
 };
 
 /* A timeline's controller: writer-only. */
@@ -55,8 +76,18 @@ struct cyclock__track {
 	struct cyclock__sample mid;    /* and moves here when this is old enough, */
 	struct cyclock__sample last;   /* the newest sample */
 	uint64_t interval;             /* current resync interval, counts */
+	uint64_t max_interval;         /* its ceiling, counts */
 	int64_t last_err;              /* ns, ours - kernel at the last sample */
 	uint64_t refreshes;
+	/* The kernel's rate as adjtimex states it, and kernel mode's windows. */
+	struct cyclock__kadj adj;      /* at the last resync */
+	double adj_ppm;                /* its MONOTONIC-over-RAW rate, ppm */
+	struct cyclock__sample win;    /* kernel mode: the current window's start */
+	double win_rate;               /* the previous window's rate; 0: none yet */
+	uint64_t spells;               /* times it went to kernel mode */
+	uint64_t rate_changes;         /* rate changes followed on the counter */
+	const char *kernel_why;        /* why it last went to kernel mode */
+	unsigned int strikes;          /* resyncs in a row with an error beyond the noise */
 };
 
 /* Initialisation's states: see cyclock__init_once(). */
@@ -71,10 +102,11 @@ enum { FORCE_NONE, FORCE_COUNTER, FORCE_KERNEL };
 
 struct cyclock__host {
 	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint32_t) state; /* INIT_* */
-	CYCLOCK_ATOMIC(uint32_t) writer;   /* one resync at a time */
+	CYCLOCK_ATOMIC(uint32_t) writer;   /* one resync at a time: its process id, or 0 */
+	CYCLOCK_ATOMIC(uint32_t) init_pid; /* the process whose thread is initialising */
 	CYCLOCK_ATOMIC(uint32_t) pending;  /* cyclock_resync() asked while one ran */
-	CYCLOCK_ATOMIC(uint64_t) guard_ns; /* see cyclock__guard_ns() */
 	CYCLOCK_ATOMIC(uint64_t) anomalies;
+	CYCLOCK_ATOMIC(uint64_t) offsets_ns; /* CLOCK_MONOTONIC at the offsets' last measurement */
 	bool using_counter;
 	bool local_percpu;
 	char why[160];                     /* why the kernel's clocks are used */
@@ -83,6 +115,7 @@ struct cyclock__host {
 	const char *hz_source;
 	uint32_t shift;
 	uint64_t max_back_cyc, min_int_cyc, max_int_cyc;
+	uint64_t fresh_cyc, fresh_margin_cyc, cap_cyc, recheck_cyc;
 	uint64_t off_real, off_boot;       /* as last published */
 	struct cyclock__sample first_raw;  /* for the frequency's uncertainty */
 	struct cyclock__track mono, raw;
@@ -102,6 +135,9 @@ extern struct cyclock__host cyclock__host;
 
 /* platform.c: the world outside (the kernel, CPUID, the environment). */
 int cyclock__kernel_gettime(clockid_t id, struct timespec *ts);
+void cyclock__kernel_adj(struct cyclock__kadj *a);
+uint32_t cyclock__pid(void);
+void cyclock__say(const char *msg, size_t n);
 uint64_t cyclock__kernel_ns(clockid_t id);
 int cyclock__env_source(void);
 bool cyclock__counter_invariant(void);
@@ -119,13 +155,19 @@ struct cyclock__segv cyclock__seg_load(const struct cyclock__timeline *tl);
 void cyclock__seg_at(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc, uint64_t *ns,
 		     uint32_t *frac);
 void cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *v);
-uint64_t cyclock__seg_low(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc);
+uint64_t cyclock__seg_handed(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc);
+uint64_t cyclock__seg_ceil(const struct cyclock__segv *v, uint32_t shift);
 uint64_t cyclock__tol_ns(uint64_t gap_ns);
-uint64_t cyclock__guard_ns(void);
+uint64_t cyclock__seg_floor(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc);
+bool cyclock__seg_trusted(const struct cyclock__timeline *tl, const struct cyclock__segv *v,
+			  uint32_t seq);
+void cyclock__offsets_read(struct cyclock__offsets *o);
+void cyclock__offsets_apply(const struct cyclock__offsets *o, bool first);
+bool cyclock__writer_try(uint32_t me);
+void cyclock__writer_done(void);
 void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sample *s);
-void cyclock__measure_offsets(bool first);
-void cyclock__refresh(void);
-bool cyclock__try_refresh(void);
+bool cyclock__resync(struct cyclock__track *tr, bool went_back);
+void cyclock__resync_all(void);
 void cyclock__fork_child_latch(struct cyclock__timeline *tl);
 
 /* init.c */

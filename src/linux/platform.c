@@ -7,13 +7,18 @@
  * reader's first call initialises.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/timex.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -24,6 +29,18 @@ static struct cyclock_sim_config sim_cfg;
 int cyclock__kernel_gettime(clockid_t id, struct timespec *ts)
 {
 	return cyclock_sim_clock_gettime(id, ts);
+}
+
+/* A test that simulates adjtimex defines this; the others have none. */
+__attribute__((weak)) int cyclock_sim_adjtimex(struct timex *tx);
+
+static int kernel_adjtimex(struct timex *tx)
+{
+	if (!cyclock_sim_adjtimex) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return cyclock_sim_adjtimex(tx);
 }
 
 bool cyclock__counter_invariant(void)
@@ -62,6 +79,11 @@ void cyclock__sim_reset(const struct cyclock_sim_config *cfg)
 int cyclock__kernel_gettime(clockid_t id, struct timespec *ts)
 {
 	return clock_gettime(id, ts);
+}
+
+static int kernel_adjtimex(struct timex *tx)
+{
+	return adjtimex(tx);
 }
 
 bool cyclock__counter_invariant(void)
@@ -133,6 +155,30 @@ unsigned int cyclock__allowed_cpus(int cpu[2])
 }
 #endif
 
+/* What adjtimex(2) with modes 0 (a read: allowed to everyone) says of the
+ * kernel's rate; known is false where it fails (a seccomp filter). */
+void cyclock__kernel_adj(struct cyclock__kadj *a)
+{
+	struct timex tx;
+	int saved = errno;
+
+	memset(&tx, 0, sizeof(tx));
+	a->known = kernel_adjtimex(&tx) >= 0;
+	errno = saved;
+	a->tick = a->known ? tx.tick : 10000;
+	a->freq = tx.freq;
+	a->offset = tx.offset;
+	a->constant = tx.constant;
+	a->status = tx.status;
+}
+
+/* The process id, from the kernel (not a cached copy: a child of a raw
+ * fork system call must not see its parent's). */
+uint32_t cyclock__pid(void)
+{
+	return (uint32_t)syscall(SYS_getpid);
+}
+
 uint64_t cyclock__kernel_ns(clockid_t id)
 {
 	struct timespec ts;
@@ -143,8 +189,34 @@ uint64_t cyclock__kernel_ns(clockid_t id)
 }
 
 /*
- * One line on stderr, once per process, in one write(2) (no stdio, and no
- * other thread's output in the middle of it).  Control characters in the
+ * @n bytes of @msg on stderr in one write(2) (no stdio, and no other
+ * thread's output in the middle of it), or nothing: never blocking (a
+ * full pipe: dropped) and never raising SIGPIPE (a pipe nobody reads: the
+ * signal our write caused is taken back), so that a constructor's message
+ * can neither stop nor kill its program.  Async-signal-safe.
+ */
+void cyclock__say(const char *msg, size_t n)
+{
+	struct pollfd p = { .fd = STDERR_FILENO, .events = POLLOUT };
+	struct timespec zero = { 0, 0 };
+	sigset_t pipe_set, old;
+	int saved = errno;
+
+	if (n > PIPE_BUF || poll(&p, 1, 0) != 1 || !(p.revents & POLLOUT)) {
+		errno = saved;
+		return;
+	}
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	if (write(STDERR_FILENO, msg, n) < 0 && errno == EPIPE && !sigismember(&old, SIGPIPE))
+		sigtimedwait(&pipe_set, NULL, &zero);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = saved;
+}
+
+/*
+ * One line on stderr, once per process (cyclock__say()).  Control characters in the
  * value become '?', so it stays one line; a long value is cut.
  */
 static void complain_once(const char *value)
@@ -154,7 +226,6 @@ static void complain_once(const char *value)
 	static const char tail[] = "\" (expected " CYCLOCK_ARCH_COUNTER_NAME ", counter or kernel)\n";
 	char line[sizeof(head) + 64 + 3 + sizeof(tail)];
 	size_t n = sizeof(head) - 1, i;
-	ssize_t ignored;
 
 	if (atomic_exchange(&said, 1))
 		return;
@@ -167,8 +238,7 @@ static void complain_once(const char *value)
 	}
 	memcpy(line + n, tail, sizeof(tail) - 1);
 	n += sizeof(tail) - 1;
-	ignored = write(STDERR_FILENO, line, n);
-	(void)ignored;
+	cyclock__say(line, n);
 }
 
 /* CYCLOCK_SOURCE: FORCE_NONE (unset or bad), FORCE_COUNTER or FORCE_KERNEL.

@@ -5,14 +5,16 @@
  * fast path's single check fails.
  *
  * The slow path, in order: initialise on first use; with no trusted
- * counter, read the kernel's clock; a counter a little before the
- * segment's start (a relaxed read that ran early) converts with the
- * previous slope; one past the segment's horizon is checked against the
- * kernel's clock, then resyncs and reads again from the new segment, or,
- * if another thread is resyncing, extrapolates at the segment's low slope
- * (cyclock/hosted.h says why that is safe).  A counter that disagrees with
- * the kernel beyond cyclock__tol_ns(), or is far behind the segment, is
- * not used: see counter_wrong().
+ * counter, read the kernel's clock; in kernel mode (not initialised yet,
+ * or the kernel's clock changing faster than the counter can follow), the
+ * kernel's clock read inside the latch, at least the floor; a counter a
+ * little before the segment's start (a relaxed read that ran early)
+ * converts with the previous slope; one past the segment's horizon
+ * resyncs and reads again from the new segment, or, if another thread is
+ * resyncing, extrapolates at the segment's low slope up to its ceiling
+ * (cyclock/hosted.h says why that is safe).  Only kernel mode returns the
+ * kernel's clock: a counter-mode read never does, so no value of the
+ * kernel's can be above a segment published after it (docs/hosted.md).
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -37,24 +39,6 @@ static clockid_t kernel_id(unsigned int kind)
 	return CLOCK_MONOTONIC;
 }
 
-static uint64_t with_offset(uint64_t ns, const struct cyclock__segv *v, unsigned int kind);
-
-/*
- * A read whose counter cannot be right: the kernel's clock plus the guard
- * (cyclock__guard_ns()), so not below a value already handed out; then a
- * resync, which restarts the timeline from the same point.  realtime and
- * boottime add the segment's offsets, as their fast path does.
- */
-static uint64_t counter_wrong(unsigned int kind, const struct cyclock__segv *v)
-{
-	uint64_t k = cyclock__kernel_ns((kind & CYCLOCK__RAW) ? CLOCK_MONOTONIC_RAW
-							      : CLOCK_MONOTONIC);
-
-	k += cyclock__guard_ns();
-	cyclock__try_refresh();
-	return with_offset(k, v, kind);
-}
-
 static uint64_t with_offset(uint64_t ns, const struct cyclock__segv *v, unsigned int kind)
 {
 	if (kind & CYCLOCK__REAL)
@@ -65,67 +49,116 @@ static uint64_t with_offset(uint64_t ns, const struct cyclock__segv *v, unsigned
 }
 
 /*
- * Is the counter's time, at @cyc under segment @v, the kernel's within the
- * tolerance?  The kernel's reading is bracketed by @cyc and a counter read
- * after it, so a reader preempted in between does not take its own delay
- * for the counter's error.
+ * Kernel mode's value: the kernel's reading @k, at least the floor: the
+ * ceiling (KERNEL), or what the last counter segment would have handed
+ * out at this counter, up to its ceiling (KERNEL_FN).  Never below a value
+ * the counter handed out before, since that segment's readers stopped at
+ * its ceiling and followed it below.
+ */
+static uint64_t kernel_value(const struct cyclock__segv *v, uint64_t k, unsigned int kind)
+{
+	uint64_t floor;
+
+	if (!v->ceil) /* not started: nothing handed out from the counter yet */
+		return k;
+	floor = with_offset(v->ceil, v, kind);
+	if (k >= floor)
+		return k;
+	if (v->mode == CYCLOCK__MODE_KERNEL_FN)
+		floor = with_offset(cyclock__seg_floor(v, cyclock__host.shift,
+							cyclock_arch_counter_ordered()),
+				    v, kind);
+	return k > floor ? k : floor;
+}
+
+/*
+ * Past the horizon, before the counter's time is used: does it agree with
+ * the kernel's, within cyclock__tol_ns() of the time since the horizon?
+ * The kernel's reading is bracketed by @cyc and a counter read after it,
+ * so a reader preempted in between does not take its own delay for the
+ * counter's error.  A counter that leaped (a suspend, a migration) must
+ * not hand out its time while another thread resyncs.
  */
 static bool counter_agrees(const struct cyclock__segv *v, uint64_t cyc, unsigned int kind)
 {
-	uint64_t before, after, k;
+	uint64_t before = cyclock__seg_handed(v, cyclock__host.shift, cyc), after, k;
+	uint64_t horizon = cyclock__seg_handed(v, cyclock__host.shift, v->cyc + v->fn_stale);
 	uint32_t frac;
 
-	cyclock__seg_at(v, cyclock__host.shift, cyc, &before, &frac);
 	k = cyclock__kernel_ns((kind & CYCLOCK__RAW) ? CLOCK_MONOTONIC_RAW : CLOCK_MONOTONIC);
 	cyclock__seg_at(v, cyclock__host.shift, cyclock_arch_counter_ordered(), &after, &frac);
-	return before <= k + cyclock__tol_ns(before - v->ns) &&
-	       k <= after + cyclock__tol_ns(after - v->ns);
+	return before <= k + cyclock__tol_ns(before - horizon) &&
+	       k <= after + cyclock__tol_ns(after - horizon);
+}
+
+/* Has a kernel-mode segment's look-again moment come?  Only once the
+ * library uses the counter (not while it initialises). */
+static bool recheck_due(const struct cyclock__segv *v)
+{
+	return atomic_load_explicit(&cyclock__host.state, memory_order_acquire) == INIT_DONE &&
+	       cyclock__host.using_counter && (int64_t)(cyclock_arch_counter() - v->recheck) >= 0;
 }
 
 /* The counter path of the slow path: the cases in the header comment. */
-static uint64_t counter_slow(unsigned int kind)
+static uint64_t timeline_slow(unsigned int kind)
 {
-	struct cyclock__timeline *tl = (kind & CYCLOCK__RAW) ? &cyclock__raw : &cyclock__mono;
+	bool raw = kind & CYCLOCK__RAW;
+	struct cyclock__timeline *tl = raw ? &cyclock__raw : &cyclock__mono;
+	struct cyclock__track *tr = raw ? &cyclock__host.raw : &cyclock__host.mono;
 	struct cyclock__segv v;
-	uint64_t cyc, delta, ns;
+	uint64_t cyc = 0, delta, ns, k = 0;
 	uint32_t frac, seq;
 
-	for (;;) {
+	for (int pass = 0;; pass++) {
 		do {
 			seq = cyclock__latch_begin(&tl->seq);
 			v = cyclock__seg_load(tl); /* same copy, or we retry */
-			cyc = (kind & CYCLOCK__ORDERED) ? cyclock_arch_counter_ordered()
-							: cyclock_arch_counter();
+			if (v.mode != CYCLOCK__MODE_COUNTER)
+				k = cyclock__kernel_ns(kernel_id(kind));
+			else
+				cyc = (kind & CYCLOCK__ORDERED) ? cyclock_arch_counter_ordered()
+								: cyclock_arch_counter();
 		} while (cyclock__latch_retry(&tl->seq, seq));
+		if (v.mode != CYCLOCK__MODE_COUNTER) {
+			ns = kernel_value(&v, k, kind);
+			if (recheck_due(&v))
+				cyclock__resync(tr, false); /* the value stays right: see track.c */
+			return ns;
+		}
 		delta = cyc - v.cyc;
-		if ((int64_t)delta < 0 && v.cyc - cyc > cyclock__host.max_back_cyc)
-			return counter_wrong(kind, &v);
+		if ((int64_t)delta < 0 && v.cyc - cyc > cyclock__host.max_back_cyc) {
+			/* The counter went back: leave it, then read in kernel mode. */
+			if (pass < 3 && cyclock__resync(tr, true))
+				continue;
+			return with_offset(v.ns, &v, kind);
+		}
 		if ((int64_t)delta < 0 || delta < v.stale) {
 			cyclock__seg_at(&v, cyclock__host.shift, cyc, &ns, &frac);
 			return with_offset(ns, &v, kind);
 		}
-		/* Past the horizon. */
+		/* Past the horizon: resync and read again from the new segment,
+		 * or, if another thread is at it, what the low slope gives, if
+		 * the counter agrees with the kernel; else the horizon's value. */
+		if (pass < 3 && cyclock__resync(tr, false))
+			continue;
 		if (!counter_agrees(&v, cyc, kind))
-			return counter_wrong(kind, &v);
-		if (!cyclock__try_refresh()) /* another thread is resyncing */
-			return with_offset(cyclock__seg_low(&v, cyclock__host.shift, cyc), &v, kind);
-		/* Resynced: read again, from the new segment. */
+			cyc = v.cyc + v.fn_stale;
+		return with_offset(cyclock__seg_handed(&v, cyclock__host.shift, cyc), &v, kind);
 	}
 }
 
 uint64_t cyclock__slow(unsigned int kind)
 {
-	if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) != INIT_DONE) {
+	if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) != INIT_DONE)
 		cyclock__init_once(0);
-		/* Another thread, or the code this signal interrupted, is at it. */
-		if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) != INIT_DONE)
-			return cyclock__kernel_ns(kernel_id(kind));
+	if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) == INIT_DONE &&
+	    !cyclock__host.using_counter) {
+		if ((kind & CYCLOCK__LOCAL) && cyclock__host.local_percpu)
+			return cyclock__local_read();
+		return cyclock__kernel_ns(kernel_id(kind));
 	}
-	if (cyclock__host.using_counter)
-		return counter_slow(kind);
-	if ((kind & CYCLOCK__LOCAL) && cyclock__host.local_percpu)
-		return cyclock__local_read();
-	return cyclock__kernel_ns(kernel_id(kind));
+	/* Initialised on the counter, or not yet (the timelines are in kernel mode). */
+	return timeline_slow(kind);
 }
 
 uint64_t cyclock_now(void)
@@ -193,6 +226,5 @@ void cyclock_resync(void)
 {
 	if (!ready() || !cyclock__host.using_counter)
 		return;
-	atomic_store_explicit(&cyclock__host.pending, 1, memory_order_relaxed);
-	cyclock__try_refresh();
+	cyclock__resync_all();
 }

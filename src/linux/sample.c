@@ -47,20 +47,25 @@ static uint64_t offset_to_mono(clockid_t id, uint64_t *width)
  * The kernel's REALTIME and BOOTTIME offsets from MONOTONIC change only
  * when the system clock is set or the machine resumes; a new reading
  * differing by less than its own uncertainty is noise, not a change.
- * BOOTTIME's offset only grows.
+ * BOOTTIME's only grows.  Measured before the writer flag is taken (the
+ * readings are the slow part), applied under it.
  */
-void cyclock__measure_offsets(bool first)
+void cyclock__offsets_read(struct cyclock__offsets *o)
 {
-	uint64_t w, real = offset_to_mono(CLOCK_REALTIME, &w);
-	uint64_t slack = 2 * w > NSEC_PER_USEC ? 2 * w : NSEC_PER_USEC;
-	int64_t d = (int64_t)(real - cyclock__host.off_real);
-	uint64_t boot;
-
-	if (first || d > (int64_t)slack || d < -(int64_t)slack)
-		cyclock__host.off_real = real;
-	boot = offset_to_mono(CLOCK_BOOTTIME, &w);
-	slack = 2 * w > NSEC_PER_USEC ? 2 * w : NSEC_PER_USEC;
-	if (first || (int64_t)(boot - cyclock__host.off_boot) > (int64_t)slack)
-		cyclock__host.off_boot = boot;
+	o->real = offset_to_mono(CLOCK_REALTIME, &o->real_w);
+	o->boot = offset_to_mono(CLOCK_BOOTTIME, &o->boot_w);
+	if ((int64_t)o->boot < 0) /* noise: BOOTTIME is never behind MONOTONIC */
+		o->boot = 0;
 }
 
+void cyclock__offsets_apply(const struct cyclock__offsets *o, bool first)
+{
+	uint64_t slack = 2 * o->real_w > NSEC_PER_USEC ? 2 * o->real_w : NSEC_PER_USEC;
+	int64_t d = (int64_t)(o->real - cyclock__host.off_real);
+
+	if (first || d > (int64_t)slack || d < -(int64_t)slack)
+		cyclock__host.off_real = o->real;
+	slack = 2 * o->boot_w > NSEC_PER_USEC ? 2 * o->boot_w : NSEC_PER_USEC;
+	if (first || (int64_t)(o->boot - cyclock__host.off_boot) > (int64_t)slack)
+		cyclock__host.off_boot = o->boot;
+}

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The timelines' segments (struct cyclock__seg in cyclock/hosted.h): read
- * one through the latch, evaluate it exactly anywhere, publish a new one,
- * and repair a latch a vanished writer left half-written after fork().
+ * The timelines' segments (struct cyclock__seg and cyclock__seg_ext in
+ * cyclock/hosted.h): read one through the latch, evaluate it exactly
+ * anywhere, bound what it can have handed out, publish a new one, and
+ * repair a latch a vanished writer left half-written after fork().
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -28,6 +29,13 @@ struct cyclock__segv cyclock__seg_load(const struct cyclock__timeline *tl)
 		v.mult_prev = atomic_load_explicit(&s->mult_prev, memory_order_relaxed);
 		v.mult_rate = atomic_load_explicit(&s->mult_rate, memory_order_relaxed);
 		v.frac = (uint32_t)(cyclock__load64(&s->epoch_k) + v.cyc * v.mult);
+		v.ceil = cyclock__load64(&tl->ext[seq & 1].ceil);
+		v.until = cyclock__load64(&tl->ext[seq & 1].until_cyc);
+		v.recheck = cyclock__load64(&tl->ext[seq & 1].recheck_cyc);
+		v.fn_stale = atomic_load_explicit(&tl->ext[seq & 1].fn_stale, memory_order_relaxed);
+		v.below = cyclock__load64(&tl->ext[seq & 1].below);
+		v.mode = atomic_load_explicit(&tl->ext[seq & 1].mode, memory_order_relaxed);
+		v.fresh = atomic_load_explicit(&tl->ext[seq & 1].fresh, memory_order_relaxed);
 	} while (cyclock__latch_retry(&tl->seq, seq));
 	return v;
 }
@@ -74,19 +82,64 @@ void cyclock__seg_at(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc
 }
 
 /*
- * What a reader past the horizon hands out while another thread resyncs:
- * the value at the horizon, then cyclock__mult_low(mult_rate) per count.
- * Every later segment is at least this (track.c keeps their slopes above
- * it), so none is below a value handed out from here.
+ * The most that segment @v (counter mode) can have handed out by the time
+ * the counter reads @cyc: its value there up to the horizon; past it, what
+ * a reader waiting for another thread's resync returns: the value at the
+ * horizon, then cyclock__mult_low(mult_rate) per count, up to until_cyc,
+ * where it stands still.  Every later segment is at least this (track.c
+ * keeps their slopes above the low one), so none is below a value handed
+ * out from here.
  */
-uint64_t cyclock__seg_low(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc)
+uint64_t cyclock__seg_handed(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc)
 {
-	uint64_t ns = v->ns;
+	struct cyclock__segv f = *v;
+	uint64_t ns = v->ns, past;
 	uint32_t frac = v->frac;
 
-	forward(&ns, &frac, v->stale, v->mult, shift);
-	forward(&ns, &frac, cyc - v->cyc - v->stale, cyclock__mult_low(v->mult_rate), shift);
+	f.stale = v->fn_stale;
+	if (cyc - v->cyc < f.stale || (int64_t)(cyc - v->cyc) < 0) {
+		cyclock__seg_at(&f, shift, cyc, &ns, &frac);
+		return ns;
+	}
+	forward(&ns, &frac, f.stale, v->mult, shift);
+	past = ((int64_t)(cyc - v->until) < 0 ? cyc : v->until) - v->cyc - f.stale;
+	if ((int64_t)past > 0)
+		forward(&ns, &frac, past, cyclock__mult_low(v->mult_rate), shift);
 	return ns;
+}
+
+/* The segment's ceiling: the most it can ever hand out. */
+uint64_t cyclock__seg_ceil(const struct cyclock__segv *v, uint32_t shift)
+{
+	return cyclock__seg_handed(v, shift, v->until);
+}
+
+/*
+ * The least a read at counter @cyc must return so as not to be below a
+ * value @v's readers handed out before: what its counter function gives
+ * there (counter mode, and kernel mode after a change of the kernel's
+ * rate), or its whole ceiling (kernel mode after the counter went wrong,
+ * when no value of the counter can be trusted).
+ */
+uint64_t cyclock__seg_floor(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc)
+{
+	if (v->mode == CYCLOCK__MODE_KERNEL)
+		return v->ceil;
+	return cyclock__seg_handed(v, shift, cyc);
+}
+
+/*
+ * May readers past @v's horizon continue it?  Not a fresh one (the first
+ * after kernel mode) until its writer confirmed that it was published
+ * before its horizon: until then, a value the kernel's clock gave while
+ * it was being published may be above its continuation.  @seq is the
+ * sequence the reader used; an odd one reads copy 1, published at seq - 1.
+ */
+bool cyclock__seg_trusted(const struct cyclock__timeline *tl, const struct cyclock__segv *v,
+			  uint32_t seq)
+{
+	return !v->fresh ||
+	       atomic_load_explicit(&tl->confirmed, memory_order_acquire) == (seq & ~1u);
 }
 
 static void write_copy(struct cyclock__timeline *tl, unsigned int i, const struct cyclock__segv *v)
@@ -102,6 +155,13 @@ static void write_copy(struct cyclock__timeline *tl, unsigned int i, const struc
 	atomic_store_explicit(&s->mult, v->mult, memory_order_relaxed);
 	atomic_store_explicit(&s->mult_prev, v->mult_prev, memory_order_relaxed);
 	atomic_store_explicit(&s->mult_rate, v->mult_rate, memory_order_relaxed);
+	cyclock__store64(&tl->ext[i].ceil, v->ceil);
+	cyclock__store64(&tl->ext[i].until_cyc, v->until);
+	cyclock__store64(&tl->ext[i].recheck_cyc, v->recheck);
+	atomic_store_explicit(&tl->ext[i].fn_stale, v->fn_stale, memory_order_relaxed);
+	cyclock__store64(&tl->ext[i].below, v->below);
+	atomic_store_explicit(&tl->ext[i].mode, v->mode, memory_order_relaxed);
+	atomic_store_explicit(&tl->ext[i].fresh, v->fresh, memory_order_relaxed);
 }
 
 /* Both copies, in the latch's order; the caller holds host.writer. */

@@ -2,59 +2,49 @@
 /*
  * Tracking the kernel's clocks: the writer's side of the timelines.
  *
- * A resync reads the counter and the kernel clock together (the tightest
- * bracket of three), compares the timeline with it, re-estimates the
- * kernel clock's rate from the samples kept, and, once the counter is past
- * the current segment's horizon, publishes a segment that starts there,
- * continuing the current one exactly, with a slope that reaches the
- * kernel's projected value at its own horizon.  The slope stays within
- * +-CYCLOCK_MAX_SLEW of the estimated rate and above the old segment's low
- * slope (cyclock__mult_low()), so corrections are slews, never steps back,
- * however late the new segment is published.  Intervals start at 1 ms and
- * double while the error stays small, up to 250 ms.
- *
- * An error beyond cyclock__tol_ns() means the counter did something the
- * kernel's clock did not (stalled, jumped back, leaped forward): the
- * timeline restarts from the kernel's value plus the guard, a step that
- * is never backwards (see cyclock__guard_ns()).
+ * A resync reads the kernel clock against the counter (the tightest
+ * bracket of three) and what adjtimex(2) says of the kernel's rate, then,
+ * under the writer flag, decides what the timeline does next:
+ * - counter mode, the kernel steady: a segment that starts where the
+ *   writer reads the counter, at least at every value the current one can
+ *   have handed out, and aims at the kernel's projected value one interval
+ *   later, within +-1000 ppm of the estimated rate or down to 12.5% below
+ *   it to take a lead back.  Behind the kernel, it steps forward to it.
+ * - the kernel's rate changed by up to CYCLOCK_FOLLOW_PPM (adjtimex says
+ *   so): the same, at the new rate.
+ * - a larger change, or an error adjtimex does not explain (a tick slew,
+ *   an offset slew, a counter that jumped or stalled): kernel mode, which
+ *   serves the kernel's clock, never below what the counter handed out.
+ * - kernel mode, the kernel's rate steady over two windows: a fresh
+ *   segment, started at the kernel's clock and never below the floor.
+ * Intervals start at 1 ms and double while the error stays small, up to
+ * 2 ms: CLOCK_MONOTONIC's rate may change at any tick, and a counter that
+ * leaps inside a segment is caught at its horizon.
  */
 #define _GNU_SOURCE
+#include <signal.h>
+#include <sys/timex.h>
 
 #include "internal.h"
 
+/* Counter mode's until_cyc: no end to the low slope. */
+#define FAR (1ull << 62)
+
 /*
- * How far the counter's time may differ from the kernel's after @gap_ns
- * without being wrong: the kernel's frequency may move by 500 ppm either
- * way (NTP's limit), so from one estimate to the next by up to 1000 ppm.
+ * How far the counter's time may run from the kernel's, @gap_ns after a
+ * segment's horizon, before a reader takes the counter for wrong: 50 us
+ * plus 2000 ppm of the gap (the kernel's rate moves by 500 ppm either way
+ * by NTP's frequency, more by its tick, but a reader that finds no
+ * agreement only resyncs, or waits at the horizon's value).
  */
 uint64_t cyclock__tol_ns(uint64_t gap_ns)
 {
-	return CYCLOCK_TOL_NS + gap_ns / 1000;
+	return 50 * NSEC_PER_USEC + gap_ns / 500;
 }
 
-/*
- * The guard: how far ahead of the kernel the timeline may be, so how far
- * above the kernel's reading a read that cannot trust the counter must
- * answer, and a restart must begin, not to go below a value already
- * handed out.  The largest lead seen at a resync plus 1 us, kept within
- * half the tolerance (a restart's own lead must not look like another
- * anomaly), and never lowered (a restart may follow reads that used it).
- */
-uint64_t cyclock__guard_ns(void)
+static double absd(double x)
 {
-	uint64_t g = atomic_load_explicit(&cyclock__host.guard_ns, memory_order_relaxed);
-
-	return g ? g : CYCLOCK_GUARD_MIN_NS;
-}
-
-static void raise_guard(int64_t lead)
-{
-	uint64_t g = CYCLOCK_GUARD_MIN_NS + (lead > 0 ? (uint64_t)lead : 0);
-
-	if (g > CYCLOCK_GUARD_MAX_NS)
-		g = CYCLOCK_GUARD_MAX_NS;
-	if (g > cyclock__guard_ns())
-		atomic_store_explicit(&cyclock__host.guard_ns, g, memory_order_relaxed);
+	return x < 0 ? -x : x;
 }
 
 static uint32_t mult_of(double ns_per_cyc)
@@ -65,67 +55,41 @@ static uint32_t mult_of(double ns_per_cyc)
 }
 
 /*
+ * The kernel's CLOCK_MONOTONIC rate over its RAW rate as adjtimex states
+ * it, in ppm: the tick (us per 1/100 s; 10000 is nominal), the frequency
+ * (ppm << 16) and the PLL's offset slew this second (the offset shifted
+ * right by SHIFT_PLL (2) plus the time constant, as kernel/time/ntp.c
+ * takes it each second).  adjtime()'s slews do not show here.
+ */
+static double adj_ppm(const struct cyclock__kadj *a)
+{
+	double ppm = (double)(a->tick - 10000) * 100.0 + (double)a->freq / 65536.0;
+
+	if ((a->status & STA_PLL) && a->offset && a->constant >= 0 && a->constant < 40) {
+		double off_ns = (a->status & STA_NANO) ? (double)a->offset : a->offset * 1e3;
+
+		ppm += off_ns / (double)(1ull << (2 + a->constant)) / 1e3;
+	}
+	return ppm;
+}
+
+/*
  * A new sample for the rate: the kernel clock's ns per count from the
- * anchor to the newest sample.  The anchor is 0.5 to 1 s old (once that
- * much has passed): long enough for the brackets' noise to average out
- * (~20 ppb over 1 s) and for the rate not to follow every wobble of the
- * kernel's clock, short enough to follow it when NTP changes its
- * frequency.  However often resyncs come, the baseline stays that long.
- * Not before it reaches 500 us: until then the initial measurement is
- * better.  A rate beyond the slew bound from the current one means
- * something jumped between the samples (the kernel cannot slew so fast):
- * the baseline starts again from here.
+ * anchor to the newest sample.  The anchor is 0.5 to 1 s old once that
+ * much has passed: long enough for the brackets' noise to average out,
+ * short enough to follow NTP.  Not before 50 ms: until then the stated
+ * (adjtimex) or initial rate is better.
  */
 static void take_rate(struct cyclock__track *tr, const struct cyclock__sample *s)
 {
-	double rate;
-
 	tr->last = *s;
 	if (s->ns - tr->mid.ns >= CYCLOCK_RATE_SPAN_NS / 2) {
 		tr->anchor = tr->mid;
 		tr->mid = *s;
 	}
-	if (s->ns - tr->anchor.ns < 500 * NSEC_PER_USEC)
+	if (s->ns - tr->anchor.ns < 50 * NSEC_PER_USEC * 1000)
 		return;
-	rate = (double)(s->ns - tr->anchor.ns) / (double)(s->cyc - tr->anchor.cyc);
-	if (rate > tr->rate * (1 + CYCLOCK_MAX_SLEW) || rate < tr->rate * (1 - CYCLOCK_MAX_SLEW)) {
-		tr->anchor = tr->mid = *s;
-		return;
-	}
-	tr->rate = rate;
-}
-
-/*
- * Start over from the kernel's value at the sample plus @guard_ns.  The
- * kernel read its clock somewhere inside the bracket, so starting from its
- * low end puts the timeline at or above the kernel's clock (by at most the
- * bracket's width), at that counter value and, at the same rate, after it.
- */
-static void restart(struct cyclock__track *tr, const struct cyclock__sample *s, uint64_t guard_ns,
-		    const uint64_t off[2])
-{
-	struct cyclock__segv v;
-
-	v.cyc = s->lo;
-	v.ns = s->ns + guard_ns;
-	v.frac = 0;
-	v.mult = v.mult_prev = v.mult_rate = mult_of(tr->rate);
-	v.off_real = off[0];
-	v.off_boot = off[1];
-	tr->interval = cyclock__host.min_int_cyc;
-	v.stale = (uint32_t)tr->interval;
-	cyclock__publish(tr->tl, &v);
-	tr->anchor = tr->mid = tr->last = *s;
-}
-
-void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sample *s)
-{
-	uint64_t off[2] = { cyclock__host.off_real, cyclock__host.off_boot };
-
-	if (tr->id != CLOCK_MONOTONIC)
-		off[0] = off[1] = 0;
-	atomic_store_explicit(&tr->tl->shift, cyclock__host.shift, memory_order_relaxed);
-	restart(tr, s, 0, off);
+	tr->rate = (double)(s->ns - tr->anchor.ns) / (double)(s->cyc - tr->anchor.cyc);
 }
 
 /* Double the interval while the error stays small; halve it when not. */
@@ -135,143 +99,420 @@ static void adapt_interval(struct cyclock__track *tr, uint64_t abs_err)
 		tr->interval *= 2;
 	else if (abs_err > 4 * CYCLOCK_GOOD_ERR_NS)
 		tr->interval /= 2;
-	if (tr->interval > cyclock__host.max_int_cyc)
-		tr->interval = cyclock__host.max_int_cyc;
+	if (tr->interval > tr->max_interval)
+		tr->interval = tr->max_interval;
 	if (tr->interval < cyclock__host.min_int_cyc)
 		tr->interval = cyclock__host.min_int_cyc;
 }
 
 /*
+ * A fresh segment from sample @s: the first counter segment after kernel
+ * mode (or the first of all).  Its start is at or above the kernel's
+ * clock at the end of the bracket, and at least @floor; its slope is a
+ * little above the rate, so it stays at or above the kernel's clock up to
+ * its short horizon; past it readers continue it only once it is
+ * confirmed (see cyclock__seg_trusted()).
+ */
+static struct cyclock__segv fresh_segment(const struct cyclock__track *tr,
+					  const struct cyclock__sample *s,
+					  const struct cyclock__segv *old)
+{
+	struct cyclock__segv v = *old;
+	uint64_t k = s->ns + (uint64_t)((double)s->width * tr->rate * 1.25) + 50, floor;
+
+	v.cyc = s->lo + s->width;
+	/* From here the fresh slope is at least any @old's readers follow. */
+	floor = cyclock__seg_floor(old, cyclock__host.shift, v.cyc);
+	v.ns = k > floor ? k : floor;
+	v.frac = 0;
+	v.mult = mult_of(tr->rate * (1 + 2e-6 * CYCLOCK_STEADY_PPM));
+	v.mult_prev = v.mult_rate = mult_of(tr->rate);
+	v.stale = v.fn_stale = (uint32_t)cyclock__host.fresh_cyc;
+	v.until = v.cyc + FAR;
+	v.mode = CYCLOCK__MODE_COUNTER;
+	v.fresh = 1;
+	v.below = v.ns;
+	return v;
+}
+
+/* Publish @v and, if it is fresh and went out before its horizon (less a
+ * margin for reads the CPU ran early), confirm it. */
+static void publish(struct cyclock__track *tr, const struct cyclock__segv *v)
+{
+	cyclock__publish(tr->tl, v);
+	if (v->fresh && cyclock_arch_counter_ordered() - v->cyc <
+				v->stale - cyclock__host.fresh_margin_cyc)
+		atomic_store_explicit(&tr->tl->confirmed,
+				      atomic_load_explicit(&tr->tl->seq, memory_order_relaxed),
+				      memory_order_release);
+}
+
+static void start_fresh(struct cyclock__track *tr, const struct cyclock__sample *s,
+			const struct cyclock__segv *cur)
+{
+	struct cyclock__segv v = fresh_segment(tr, s, cur);
+
+	tr->interval = cyclock__host.min_int_cyc;
+	tr->anchor = tr->mid = tr->last = *s;
+	publish(tr, &v);
+}
+
+void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sample *s)
+{
+	struct cyclock__segv zero = { 0 };
+
+	atomic_store_explicit(&tr->tl->shift, cyclock__host.shift, memory_order_relaxed);
+	zero.off_real = tr->id == CLOCK_MONOTONIC ? cyclock__host.off_real : 0;
+	zero.off_boot = tr->id == CLOCK_MONOTONIC ? cyclock__host.off_boot : 0;
+	cyclock__kernel_adj(&tr->adj);
+	tr->adj_ppm = tr->adj.known ? adj_ppm(&tr->adj) : 0;
+	tr->max_interval = cyclock__host.max_int_cyc;
+	start_fresh(tr, s, &zero);
+}
+
+/* In kernel mode, reads return at least the kernel's clock, which was at
+ * least @s->ns when sampled. */
+static uint64_t below_kernel(const struct cyclock__segv *v, const struct cyclock__sample *s)
+{
+	return s->ns > v->below ? s->ns : v->below;
+}
+
+/*
+ * The ceiling of @v's function up to v->until; after the counter went
+ * wrong, only what its readers can have handed out: up to the horizon,
+ * and past it no more than the kernel's clock now plus the tolerance
+ * (readers past the horizon check the counter against the kernel first).
+ */
+static uint64_t wrong_ceil(const struct cyclock__segv *v, clockid_t id, bool counter_wrong)
+{
+	uint64_t ceil = cyclock__seg_ceil(v, cyclock__host.shift), horizon, k;
+
+	if (!counter_wrong)
+		return ceil;
+	horizon = cyclock__seg_handed(v, cyclock__host.shift, v->cyc + v->fn_stale);
+	k = cyclock__kernel_ns(id);
+	k += cyclock__tol_ns(k > horizon ? k - horizon : 0);
+	if (ceil > k)
+		ceil = k;
+	return ceil > horizon ? ceil : horizon;
+}
+
+/*
+ * Kernel mode from counter segment @cur: reads serve the kernel's clock,
+ * at least what @cur's readers can have handed out, and look again after
+ * CYCLOCK_RECHECK_NS.  Those readers stop at the publish: a reader of
+ * @cur whose read spans it retries, and sees kernel mode.  So the floor
+ * follows @cur's function up to a counter past the publish, then stops:
+ * first CYCLOCK_CAP_NS past @cw; if the counter is already beyond that
+ * after the publish (this thread was preempted), once more, up to the
+ * counter then.  Readers of the first publish stopped below either.
+ * After the counter went wrong no value of it counts: the floor is the
+ * whole ceiling.
+ */
+static void enter_kernel(struct cyclock__track *tr, const struct cyclock__segv *cur,
+			 const struct cyclock__sample *s, uint64_t cw, bool counter_wrong,
+			 const char *why)
+{
+	struct cyclock__segv v = *cur;
+	uint64_t after, margin = cyclock__host.cap_cyc / 16 + 1;
+
+	tr->spells++;
+	if (counter_wrong)
+		atomic_fetch_add_explicit(&cyclock__host.anomalies, 1, memory_order_relaxed);
+	tr->kernel_why = why;
+	tr->win = tr->anchor = *s;
+	tr->win_rate = 0;
+	tr->strikes = 0;
+	v.mode = counter_wrong ? CYCLOCK__MODE_KERNEL : CYCLOCK__MODE_KERNEL_FN;
+	v.stale = 0; /* every read to the slow path; the function keeps fn_stale */
+	v.fresh = 0;
+	v.recheck = cw + cyclock__host.recheck_cyc;
+	v.below = below_kernel(&v, s);
+	v.until = cw + cyclock__host.cap_cyc;
+	v.ceil = wrong_ceil(&v, tr->id, counter_wrong);
+	publish(tr, &v);
+	after = cyclock_arch_counter_ordered() + margin;
+	if ((int64_t)(after - v.until) > 0) {
+		v.until = after;
+		v.ceil = wrong_ceil(&v, tr->id, counter_wrong);
+		publish(tr, &v);
+	}
+}
+
+/* Kernel mode goes on: the same floor, new offsets, the next look later. */
+static void recheck_later(struct cyclock__track *tr, const struct cyclock__segv *cur,
+			  const struct cyclock__sample *s, uint64_t cw)
+{
+	struct cyclock__segv v = *cur;
+
+	v.recheck = cw + cyclock__host.recheck_cyc;
+	v.below = below_kernel(&v, s);
+	publish(tr, &v);
+}
+
+/*
+ * Kernel mode: is the kernel's rate steady?  Two windows of at least
+ * CYCLOCK_STEADY_NS in a row whose rates agree within CYCLOCK_STEADY_PPM
+ * (plus their brackets' noise), with adjtimex saying the same all along.
+ * Then the counter takes over at the rate over both.
+ */
+static void kernel_step(struct cyclock__track *tr, const struct cyclock__segv *cur,
+			const struct cyclock__sample *s, uint64_t cw, bool adj_moved)
+{
+	int64_t span = (int64_t)(s->ns - tr->win.ns);
+	double r, noise;
+
+	if (adj_moved) {
+		tr->win = tr->anchor = *s;
+		tr->win_rate = 0;
+	}
+	if (adj_moved || span < (int64_t)CYCLOCK_STEADY_NS) {
+		recheck_later(tr, cur, s, cw);
+		return;
+	}
+	r = (double)span / (double)(s->cyc - tr->win.cyc);
+	noise = (double)(s->width + 2 * tr->win.width + tr->anchor.width) * r / (double)span;
+	if (tr->win_rate > 0 && absd(r / tr->win_rate - 1) < CYCLOCK_STEADY_PPM * 1e-6 + noise) {
+		tr->rate = (double)(s->ns - tr->anchor.ns) / (double)(s->cyc - tr->anchor.cyc);
+		start_fresh(tr, s, cur);
+		return;
+	}
+	tr->anchor = tr->win; /* the previous window's start: both windows' baseline */
+	tr->win = *s;
+	tr->win_rate = r;
+	recheck_later(tr, cur, s, cw);
+}
+
+/*
  * The slope from @P (where the timeline is at @vp_ns + @vp_frac) that
- * meets the kernel's projected value @T counts later, within the slew
- * bound (ahead beyond the tolerance: as slow as allowed), and never below
- * @low, the slope readers of the old segment may be extrapolating at.
+ * meets the kernel's projected value @T counts later: within +-1000 ppm
+ * of the rate, or as low as the low slope to take a lead back.
  */
 static uint32_t aim(const struct cyclock__track *tr, const struct cyclock__sample *s, uint64_t P,
-		    uint64_t vp_ns, uint32_t vp_frac, uint64_t T, bool ahead, uint32_t low)
+		    uint64_t vp_ns, uint32_t vp_frac, uint64_t T, uint32_t low)
 {
 	double tgt = (double)(int64_t)(s->ns - vp_ns) -
 		     (double)vp_frac / (double)(1ull << cyclock__host.shift) +
 		     (double)(int64_t)(P + T - s->cyc) * tr->rate;
 	double slope = tgt / (double)T;
-	double lo = ahead ? 0 : tr->rate * (1 - CYCLOCK_MAX_SLEW);
 	double hi = tr->rate * (1 + CYCLOCK_MAX_SLEW);
-	uint32_t mult = mult_of(slope < lo ? lo : slope > hi ? hi : slope);
+	uint32_t mult = mult_of(slope > hi ? hi : slope);
 
 	return mult < low ? low : mult;
 }
 
-/* Take sample @s into the rate estimate and the interval. */
-static void learn(struct cyclock__track *tr, const struct cyclock__sample *s, int64_t e)
+/* The next counter segment at @cw, continuing @cur (or stepping forward
+ * to the kernel's clock, if it is behind by more than the noise). */
+static void next_segment(struct cyclock__track *tr, const struct cyclock__segv *cur,
+			 const struct cyclock__sample *s, uint64_t cw, const uint64_t off[2])
 {
-	take_rate(tr, s);
-	adapt_interval(tr, (uint64_t)(e < 0 ? -e : e));
-	tr->last_err = e;
-}
+	struct cyclock__segv next = *cur;
+	uint64_t hand = cyclock__seg_handed(cur, cyclock__host.shift, cw);
+	double ahead_of_lo = (double)(int64_t)(cw - s->lo - s->width) * tr->rate;
+	uint64_t k_low = s->ns + (uint64_t)(ahead_of_lo > 0 ? ahead_of_lo : 0);
+	uint32_t low = cyclock__mult_low(cur->mult_rate);
 
-/*
- * How long the next middle piece lasts, in counts: the interval, or long
- * enough to take error @e back at half the slew bound (ahead beyond the
- * tolerance: at the slowest slope allowed, 2000 ppm below the rate),
- * whichever is longer, within the longest interval, so that a large
- * error shrinks at every resync however seldom they come.
- */
-static uint64_t correction_span(const struct cyclock__track *tr, int64_t e, bool ahead)
-{
-	double abs_ns = (double)(e < 0 ? -e : e);
-	double span = abs_ns / (ahead ? 2 * CYCLOCK_MAX_SLEW : CYCLOCK_MAX_SLEW / 2) / tr->rate;
-
-	if (span < (double)tr->interval)
-		return tr->interval;
-	if (span > (double)cyclock__host.max_int_cyc)
-		return cyclock__host.max_int_cyc;
-	return (uint64_t)span;
-}
-
-/* One timeline's resync at sample @s; the caller holds host.writer. */
-static void track_refresh(struct cyclock__track *tr, const struct cyclock__sample *s,
-			  const uint64_t off[2])
-{
-	struct cyclock__segv cur = cyclock__seg_load(tr->tl), next;
-	uint64_t our, gap, tol, cw, end, T;
-	uint32_t frac, low;
-	bool ahead;
-	int64_t e;
-
-	cyclock__seg_at(&cur, cyclock__host.shift, s->cyc, &our, &frac);
-	e = (int64_t)(our - s->ns);
-	gap = s->cyc - cur.cyc;
-	/* The sample's own uncertainty (its bracket) widens the tolerance: a
-	 * writer preempted while sampling must not take that for an anomaly. */
-	tol = cyclock__tol_ns((int64_t)gap > 0 ? (uint64_t)((double)gap * tr->rate) : 0) +
-	      (uint64_t)((double)s->width * tr->rate);
-	tr->refreshes++;
-	/* Past the middle piece (or before P), readers checked the counter
-	 * against the kernel too, and returned its value plus the guard. */
-	if (e < -(int64_t)tol || (e > (int64_t)tol && gap >= cur.stale)) {
-		atomic_fetch_add_explicit(&cyclock__host.anomalies, 1, memory_order_relaxed);
-		restart(tr, s, cyclock__guard_ns(), off);
-		tr->last_err = e;
-		return;
-	}
-	ahead = e > (int64_t)tol; /* values already handed out: slow down as far as allowed */
-	if (!ahead)
-		raise_guard(e);
-	learn(tr, s, e);
-
-	next = cur;
 	next.off_real = off[0];
 	next.off_boot = off[1];
-	cw = cyclock_arch_counter_ordered();
-	end = cur.cyc + cur.stale;
-	/* Past the horizon: every reader of the current segment is below it,
-	 * or past it at the low slope.  Before it, keep the function (a new
-	 * offset only). */
-	if ((int64_t)(cw - end) >= 0) {
-		low = cyclock__mult_low(cur.mult_rate);
-		next.cyc = cw;
-		cyclock__seg_at(&cur, cyclock__host.shift, cw, &next.ns, &next.frac);
-		next.mult_prev = cw == end ? cur.mult : cur.mult_rate;
-		T = correction_span(tr, e, ahead);
-		next.mult = aim(tr, s, cw, next.ns, next.frac, T, ahead, low);
-		next.mult_rate = mult_of(tr->rate) < low ? low : mult_of(tr->rate);
-		next.stale = (uint32_t)T;
+	next.fresh = 0;
+	next.cyc = cw;
+	next.mult_prev = cw == cur->cyc + cur->stale ? cur->mult : cur->mult_rate;
+	cyclock__seg_at(cur, cyclock__host.shift, cw, &next.ns, &next.frac);
+	if (k_low > hand + CYCLOCK_STEP_NS && k_low > next.ns) {
+		next.ns = s->ns + (uint64_t)((double)(int64_t)(cw - s->cyc) * tr->rate);
+		next.frac = 0;
 	}
-	cyclock__publish(tr->tl, &next);
+	next.stale = next.fn_stale = (uint32_t)tr->interval;
+	next.mult = aim(tr, s, cw, next.ns, next.frac, tr->interval, low);
+	next.mult_rate = mult_of(tr->rate) < low ? low : mult_of(tr->rate);
+	next.until = cw + FAR;
+	next.below = next.ns;
+	publish(tr, &next);
 }
 
 /*
- * Resync both timelines; the caller holds host.writer.  Runs again for
- * cyclock_resync() calls that arrived meanwhile (they found the flag taken
- * and left this to us), but at most twice: a thread that resyncs in a
- * loop must not keep this one here forever.
+ * Has the kernel's rate changed?  adjtimex's word first: a change within
+ * CYCLOCK_FOLLOW_PPM is followed at once at the stated rate (the kernel
+ * takes it up at its next tick); a larger one is not.  Returns false if
+ * the timeline must go to kernel mode.
  */
-void cyclock__refresh(void)
+static bool follow_adj(struct cyclock__track *tr, const struct cyclock__kadj *a, bool *moved)
 {
-	static const uint64_t no_off[2] = { 0, 0 };
-	struct cyclock__sample sm, sr;
-	uint64_t off[2];
-	int passes = 0;
+	double now = a->known ? adj_ppm(a) : tr->adj_ppm, d = now - tr->adj_ppm;
 
-	do {
-		atomic_store_explicit(&cyclock__host.pending, 0, memory_order_relaxed);
-		cyclock__measure_offsets(false);
-		off[0] = cyclock__host.off_real;
-		off[1] = cyclock__host.off_boot;
-		cyclock__sample(CLOCK_MONOTONIC, &sm);
-		track_refresh(&cyclock__host.mono, &sm, off);
-		cyclock__sample(CLOCK_MONOTONIC_RAW, &sr);
-		track_refresh(&cyclock__host.raw, &sr, no_off);
-	} while (++passes < 3 && atomic_load_explicit(&cyclock__host.pending, memory_order_relaxed));
-}
-
-/* A reader's refresh: skipped if another writer is at it. */
-bool cyclock__try_refresh(void)
-{
-	if (!cyclock__writer_trylock(&cyclock__host.writer))
+	*moved = a->known && (absd(d) > 0.01 || a->tick != tr->adj.tick);
+	if (!*moved)
+		return true;
+	tr->adj = *a;
+	tr->adj_ppm = now;
+	if (absd(d) > CYCLOCK_FOLLOW_PPM)
 		return false;
-	cyclock__refresh();
-	cyclock__writer_unlock(&cyclock__host.writer);
+	tr->rate *= (1 + now * 1e-6) / (1 + (now - d) * 1e-6);
+	tr->rate_changes++;
 	return true;
 }
 
+/*
+ * Whether to leave the counter, from the error @e (ns, ours - kernel) and
+ * what adjtimex said (@moved: the rate changed, @followed: by at most
+ * CYCLOCK_FOLLOW_PPM).  An error beyond 100 us that adjtimex does not
+ * explain means the counter went wrong; two in a row beyond the noise,
+ * that the kernel's rate changed without adjtimex saying so (adjtime()'s
+ * slews).  Returns why, or NULL to stay.
+ */
+static const char *leave_counter(struct cyclock__track *tr, int64_t e, uint64_t slack, bool moved,
+				 bool followed, bool *counter_wrong)
+{
+	uint64_t abs_e = (uint64_t)(e < 0 ? -e : e);
+
+	*counter_wrong = false;
+	if (!followed)
+		return "the kernel's rate changed by more than 1000 ppm";
+	if (abs_e > 100 * NSEC_PER_USEC + slack) {
+		*counter_wrong = !moved;
+		return moved ? "the kernel's rate changed" : "the counter disagreed with the kernel";
+	}
+	if (moved || abs_e <= slack) {
+		tr->strikes = 0;
+		return NULL;
+	}
+	return ++tr->strikes >= 2 ? "the kernel's rate changed (adjtimex did not say)" : NULL;
+}
+
+/*
+ * One timeline's resync at sample @s; the caller holds the writer flag.
+ * @off: MONOTONIC's offsets, or NULL to keep the segment's.
+ */
+static void track_refresh(struct cyclock__track *tr, const struct cyclock__sample *s,
+			  const struct cyclock__kadj *a, const uint64_t *off, bool went_back)
+{
+	uint32_t seq = atomic_load_explicit(&tr->tl->seq, memory_order_relaxed);
+	struct cyclock__segv cur = cyclock__seg_load(tr->tl);
+	uint64_t cw = cyclock_arch_counter_ordered(), our, slack, keep[2];
+	uint32_t frac;
+	bool moved, followed = follow_adj(tr, a, &moved), wrong;
+	const char *why;
+	int64_t e;
+
+	keep[0] = cur.off_real = off ? off[0] : cur.off_real;
+	keep[1] = cur.off_boot = off ? off[1] : cur.off_boot;
+	tr->refreshes++;
+	if (cur.mode != CYCLOCK__MODE_COUNTER) {
+		kernel_step(tr, &cur, s, cw, moved);
+		return;
+	}
+	if (went_back) {
+		enter_kernel(tr, &cur, s, cw, true, "the counter went back");
+		return;
+	}
+	if ((int64_t)(cw - cur.cyc - cur.stale) < 0) {
+		/* Before the horizon (cyclock_resync()): the same function, new
+		 * offsets; a fresh one confirmed is now an ordinary one. */
+		if (cyclock__seg_trusted(tr->tl, &cur, seq))
+			cur.fresh = 0;
+		publish(tr, &cur);
+		return;
+	}
+	if (!cyclock__seg_trusted(tr->tl, &cur, seq)) {
+		start_fresh(tr, s, &cur);
+		return;
+	}
+	cyclock__seg_at(&cur, cyclock__host.shift, s->cyc, &our, &frac);
+	e = (int64_t)(our - s->ns);
+	tr->last_err = e;
+	/* The bracket's own uncertainty: a writer preempted while sampling
+	 * must not take that for the counter's error. */
+	slack = 500 + (uint64_t)((double)s->width * tr->rate);
+	why = leave_counter(tr, e, slack, moved, followed, &wrong);
+	if (why) {
+		enter_kernel(tr, &cur, s, cw, wrong, why);
+		return;
+	}
+	if (moved)
+		tr->anchor = tr->mid = *s;
+	else
+		take_rate(tr, s);
+	adapt_interval(tr, (uint64_t)(e < 0 ? -e : e));
+	next_segment(tr, &cur, s, cw, keep);
+}
+
+/* The writer flag holds the process id of its holder: one left behind by
+ * a thread of another process (a child of a raw fork system call) is
+ * taken over, after repairing the latches its holder may have left
+ * half-written. */
+bool cyclock__writer_try(uint32_t me)
+{
+	uint32_t held = 0;
+
+	if (atomic_compare_exchange_strong_explicit(&cyclock__host.writer, &held, me,
+						    memory_order_acquire, memory_order_relaxed))
+		return true;
+	if (held == me || !atomic_compare_exchange_strong_explicit(&cyclock__host.writer, &held, me,
+								   memory_order_acquire,
+								   memory_order_relaxed))
+		return false;
+	cyclock__fork_child_latch(&cyclock__mono);
+	cyclock__fork_child_latch(&cyclock__raw);
+	return true;
+}
+
+void cyclock__writer_done(void)
+{
+	atomic_store_explicit(&cyclock__host.writer, 0, memory_order_release);
+}
+
+/*
+ * A resync of @tr, unless another thread is at one (false); @went_back: a
+ * reader saw the counter far before the segment, so leave it.  The kernel
+ * is read before the flag is taken, so the flag is held for a few hundred
+ * ns, with every signal blocked: a handler cannot interrupt the writer
+ * and then longjmp out, leaving the flag taken.
+ */
+bool cyclock__resync(struct cyclock__track *tr, bool went_back)
+{
+	struct cyclock__sample s;
+	struct cyclock__offsets o;
+	struct cyclock__kadj a = { 0 };
+	bool mono = tr->id == CLOCK_MONOTONIC, offsets;
+	uint64_t off[2];
+	sigset_t all, old;
+	uint32_t me = cyclock__pid();
+
+	if (atomic_load_explicit(&cyclock__host.writer, memory_order_relaxed) == me)
+		return false; /* another of our threads is at it */
+	offsets = mono && (atomic_load_explicit(&cyclock__host.pending, memory_order_relaxed) ||
+			   cyclock__kernel_ns(CLOCK_MONOTONIC) -
+					   atomic_load_explicit(&cyclock__host.offsets_ns,
+								memory_order_relaxed) >=
+				   CYCLOCK_OFFSETS_NS);
+	if (offsets)
+		cyclock__offsets_read(&o);
+	if (mono)
+		cyclock__kernel_adj(&a);
+	cyclock__sample(tr->id, &s);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (!cyclock__writer_try(me)) {
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		return false;
+	}
+	if (offsets) {
+		atomic_store_explicit(&cyclock__host.pending, 0, memory_order_relaxed);
+		cyclock__offsets_apply(&o, false);
+		atomic_store_explicit(&cyclock__host.offsets_ns, s.ns, memory_order_relaxed);
+	}
+	off[0] = cyclock__host.off_real;
+	off[1] = cyclock__host.off_boot;
+	track_refresh(tr, &s, mono ? &a : &tr->adj, mono ? off : NULL, went_back);
+	cyclock__writer_done();
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return true;
+}
+
+/* cyclock_resync(): both timelines now. */
+void cyclock__resync_all(void)
+{
+	atomic_store_explicit(&cyclock__host.pending, 1, memory_order_relaxed);
+	cyclock__resync(&cyclock__host.mono, false);
+	cyclock__resync(&cyclock__host.raw, false);
+}

@@ -11,9 +11,9 @@
  * monotonic, monotonic_raw, realtime, boottime, monotonic_coarse and
  * realtime_coarse, says which instead; unknown names are ignored.  The
  * coarse clocks (and time(), CLOCK_REALTIME_COARSE's seconds) are served
- * only when named, from cyclock_coarse(): that takes a ticker thread,
- * which a program must not get unasked, and on these machines it is no
- * faster than the kernel's coarse clocks.  Everything else goes to the
+ * only when named, from cyclock_coarse() (the kernel's coarse clock on
+ * cyclock's timeline, never ahead of its fine clocks), which on these
+ * machines is no faster than the kernel's coarse clocks.  Everything else goes to the
  * next definition unchanged, or, when that is libc's, to the vDSO as
  * libc's would (pass_gettime()):
  *  - the coarse clocks and time() unless named;
@@ -23,16 +23,16 @@
  *    unknown id), exactly the kernel's, where the vDSO would crash;
  *  - every id, when cyclock uses the kernel's clocks (no trusted counter).
  *
- * The constructor (preload_init()) neither waits nor starts a thread,
- * unless a coarse clock is named; the second half of cyclock's
+ * The constructor (preload_init()) neither waits nor starts a thread;
+ * the second half of cyclock's
  * initialisation happens in the first read 500 us later.  Until the
  * constructor has run, every call passes through to the kernel through
  * syscall(): calls from constructors of libraries initialised before this
  * one, from threads they started, and from signal handlers that interrupt
  * it.  No clock call creates a thread, takes a lock, allocates or calls
  * dlsym, so a call from a signal handler cannot deadlock.  A child of
- * fork() inherits the state (the library's fork handler repairs its own;
- * the coarse clocks, without their ticker, read the fine ones); exec()
+ * fork() inherits the state (the library's fork handler repairs its own);
+ * exec()
  * starts over with LD_PRELOAD inherited.
  *
  * 64-bit Linux only: the syscall fallback passes a 64-bit struct timespec.
@@ -197,19 +197,13 @@ static uint64_t off_real(void)
 
 /*
  * CLOCK_MONOTONIC_COARSE (@real: CLOCK_REALTIME_COARSE): cyclock_coarse(),
- * which the ticker the constructor started keeps at most a period (the
- * kernel's coarse resolution) behind.  With no ticker (in a child of
- * fork(), which inherits no thread and may not start one here) the fine
- * clock: never below a coarse reading, so never back, at its cost.
+ * the kernel's coarse clock on cyclock's timeline (no thread), plus the
+ * timeline's REALTIME offset.
  */
 static void read_coarse(bool real, uint64_t *sec, uint64_t *nsec)
 {
-	uint64_t ns = atomic_load_explicit(&cyclock__coarse.ns, memory_order_relaxed);
+	uint64_t ns = cyclock__coarse_read();
 
-	if (cyclock_unlikely(!ns)) {
-		read_served(real ? CLOCK_REALTIME : CLOCK_MONOTONIC, sec, nsec);
-		return;
-	}
 	if (real)
 		ns += off_real();
 	*sec = ns / NS_PER_SEC;
@@ -339,34 +333,10 @@ static gettime_fn *vdso_gettime_of(gettime_fn *next)
 }
 
 /*
- * The coarse clocks' ticker, at the kernel's coarse resolution, so that
- * they tick as the kernel's do; its first value is stored before they are
- * served, so none is below a kernel coarse reading handed out earlier.
- * Returns @mask without them if no thread could be started.  Asking for
- * them costs a thread, and an initialisation not deferred (0.5 ms where
- * the frequency is measured): CLOCK_REALTIME_COARSE needs the timeline's
- * offset from the start.
- */
-static unsigned int start_coarse(unsigned int mask)
-{
-	struct timespec res;
-
-	if (!(mask & COARSE))
-		return mask;
-	if (!clock_getres(CLOCK_MONOTONIC_COARSE, &res))
-		cyclock__coarse_period((uint64_t)res.tv_sec * NS_PER_SEC + (uint64_t)res.tv_nsec);
-	cyclock__coarse_slow();
-	if (!atomic_load(&cyclock__coarse.ns))
-		mask &= ~COARSE;
-	return mask;
-}
-
-/*
  * Runs once per process image, before main() and after the constructors
  * of the libraries initialised before this one.  dlsym() returning NULL
  * (no next definition) leaves the syscall in place.  It never waits and
- * starts no thread, unless a coarse clock is asked for (start_coarse()):
- * cyclock takes the kernel's word on the counter's agreement between CPUs
+ * starts no thread: cyclock takes the kernel's word on the counter's agreement between CPUs
  * (CYCLOCK_INIT_NO_WARP_CHECK), and a frequency to be measured is
  * measured from here to the first read 500 us later, which starts the
  * timelines (CYCLOCK__INIT_DEFER); reads before it get the kernel's
@@ -381,14 +351,11 @@ __attribute__((constructor)) static void preload_init(void)
 	atomic_store(&real_timespec_get, (timespec_get_fn *)dlsym(RTLD_NEXT, "timespec_get"));
 	atomic_store(&real_time, (time_fn *)dlsym(RTLD_NEXT, "time"));
 	atomic_store(&vdso_gettime, vdso_gettime_of(atomic_load(&real_gettime)));
-	/* The coarse clocks add an offset the timelines must have: no deferring. */
 	if (mask)
-		cyclock__init_once(CYCLOCK_INIT_NO_WARP_CHECK |
-				   (mask & COARSE ? 0 : CYCLOCK__INIT_DEFER));
+		cyclock__init_once(CYCLOCK_INIT_NO_WARP_CHECK | CYCLOCK__INIT_DEFER);
 	/* Done without the counter: the kernel's clocks, so pass everything through. */
 	if (atomic_load(&cyclock__host.state) == INIT_DONE && !cyclock__host.using_counter)
 		mask = 0;
-	mask = start_coarse(mask);
 	atomic_store(&served, mask);
 	atomic_store(&cyclock_preload_active, mask);
 }

@@ -26,7 +26,7 @@
 #define SETTLE_NS (10 * MS)
 #define GOOD_NS 1000
 #define WILD_NS (10 * MS)        /* never further from the kernel than this */
-#define GUARD_NS (10 * US)       /* how far ahead of the kernel a guarded value may be */
+#define GUARD_NS (10 * US)       /* how far ahead of the kernel a floored value may be */
 #define RECOVER_NS (2 * SEC)     /* back within GOOD_NS by then */
 #define CATCH_UP_NS (1010 * MS)  /* a stalled clock catches up by the next resync */
 #define WATCH_NS (5 * SEC)       /* how long to watch after the event */
@@ -72,7 +72,7 @@ static void warm_up(struct track *tr, enum when when)
 }
 
 /* While the counter stands still, and after it until the clocks caught up:
- * no clock ahead of its kernel clock by more than the guard.  (That they
+ * no clock ahead of its kernel clock by more than GUARD_NS.  (That they
  * do not go back is sim_read_all()'s check.)  Returns whether they are all
  * back within WILD_NS. */
 static bool check_standing(const struct reading r[NCLOCKS])
@@ -144,9 +144,9 @@ static void run_event(enum event ev, enum when when)
 	}
 	struct cyclock__info info = sim_info();
 
-	print_message("  %-11s %-24s: anomalies +%" PRIu64 ", guard %" PRIu64
-		      " ns, back within 1 us %.4f s after the counter %s\n",
-		      events[ev].name, when_name[when], info.anomalies - anomalies, info.guard_ns,
+	print_message("  %-11s %-24s: anomalies +%" PRIu64 ", %" PRIu64 " spells on the kernel's"
+		      " clock, back within 1 us %.4f s after the counter %s\n",
+		      events[ev].name, when_name[when], info.anomalies - anomalies, info.kernel_spells,
 		      cv.last_bad > moved_at ? (double)(cv.last_bad - moved_at) / 1e9 : 0.0,
 		      events[ev].stall_ns ? "moved again" : "jumped");
 	if (cv.last_bad > moved_at + RECOVER_NS)
@@ -228,7 +228,7 @@ static void leap_then_back(void **state)
  * A leap after MONOTONIC slewed: the slew left the timeline behind the
  * kernel for a while (that is no reason for values ahead of it), and
  * the recovery from the leap must still end within 1 us, not stay ahead
- * by a guard sized for that slew.
+ * by a floor sized for that slew.
  */
 static void leap_after_slew(void **state)
 {
@@ -257,11 +257,11 @@ static void leap_after_slew(void **state)
 		w.t += STRIDE_NS;
 	}
 	print_message("  leap 10 s after a +500 ppm slew: back within 1 us after %.4f s,"
-		      " guard %" PRIu64 " ns, largest error %" PRId64 " ns\n",
-		      conv_secs(&cv), sim_info().guard_ns, cv.max_abs);
+		      " %" PRIu64 " spells on the kernel's clock, largest error %" PRId64 " ns\n",
+		      conv_secs(&cv), sim_info().kernel_spells, cv.max_abs);
 	if (cv.last_bad > cv.from + RECOVER_NS)
-		fail_msg("still over 1 us %.3f s after the leap (guard %" PRIu64 " ns)",
-			 conv_secs(&cv), sim_info().guard_ns);
+		fail_msg("still over 1 us %.3f s after the leap (%" PRIu64 " spells)",
+			 conv_secs(&cv), sim_info().kernel_spells);
 }
 
 int main(void)

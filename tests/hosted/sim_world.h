@@ -26,6 +26,7 @@
 #include "../prng.h"
 #include <stdlib.h>
 #include <string.h>
+#include <sys/timex.h>
 #include <time.h>
 
 #include "cyclock.h"
@@ -55,6 +56,11 @@ struct sim_world {
 	uint64_t last_cyc; /* the last counter value handed to the library */
 	uint64_t last_ns[16]; /* the last reading handed out, by clock id */
 	unsigned long counter_calls, gettime_calls, bad_ids;
+	/* What adjtimex(2) says (cyclock_sim_adjtimex()): nothing unless
+	 * adj_says (ENOSYS, as under a seccomp filter). */
+	bool adj_says;
+	long adj_tick, adj_freq, adj_offset, adj_constant;
+	int adj_status;
 };
 
 static struct sim_world w;
@@ -176,6 +182,35 @@ static inline void w_mono_rate(int64_t ppb)
 	w.mono_base = w_mono_at(w.t);
 	w.mono_t0 = w.t;
 	w.mono_ppb = ppb;
+}
+
+/*
+ * The kernel's rate as adjtimex(2) sets it: ADJ_TICK @tick (10000 is
+ * nominal) and ADJ_FREQUENCY @ppm; adjtimex says so from now on (which a
+ * test may turn off: w.adj_says).  The rate changes at once, as if the
+ * kernel's tick came just now.
+ */
+static inline void w_kernel_rate(long tick, double ppm)
+{
+	w.adj_says = true;
+	w.adj_tick = tick;
+	w.adj_freq = (long)(ppm * 65536.0);
+	w_mono_rate((int64_t)((tick - 10000) * 100000 + (int64_t)(ppm * 1000.0)));
+}
+
+/* The simulated adjtimex(2), for the library (platform.c): modes 0 only. */
+int cyclock_sim_adjtimex(struct timex *tx)
+{
+	if (!w.adj_says) {
+		errno = ENOSYS;
+		return -1;
+	}
+	tx->tick = w.adj_tick ? w.adj_tick : 10000;
+	tx->freq = w.adj_freq;
+	tx->offset = w.adj_offset;
+	tx->constant = w.adj_constant;
+	tx->status = w.adj_status;
+	return 0;
 }
 
 /* A suspend of @ns: BOOTTIME gains it, MONOTONIC and RAW do not.  With

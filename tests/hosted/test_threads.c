@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The library's own threads are guests in the program: the coarse ticker
- * started by a first cyclock_coarse() from a pinned thread runs on the
+ * The library's own threads are guests in the program: by default
+ * cyclock_coarse() starts none; the coarse ticker, asked for with
+ * cyclock_init(CYCLOCK_INIT_COARSE) from a pinned thread, runs on the
  * process's CPUs, not the caller's one, and blocks every signal, so that a
  * signal the program sends itself is never handled on it.  Read back from
  * /proc/self/task/<tid>/status of the thread named "cyclock-coarse".
@@ -70,8 +71,26 @@ static bool find_thread(const char *name, char *tid, size_t len)
 
 static void *first_coarse_call(void *arg)
 {
+	cyclock_init(CYCLOCK_INIT_COARSE);
 	*(uint64_t *)arg = cyclock_coarse();
 	return NULL;
+}
+
+/* Thousands of calls, a few ms apart in all, and no thread of ours. */
+static void default_coarse_starts_no_thread(void **state)
+{
+	char tid[32];
+	uint64_t prev = 0, c;
+
+	(void)state;
+	for (int i = 0; i < 20000; i++) {
+		c = cyclock_coarse();
+		if (c < prev)
+			fail_msg("cyclock_coarse() went back by %llu ns", (unsigned long long)(prev - c));
+		prev = c;
+	}
+	if (find_thread("cyclock-coarse", tid, sizeof(tid)))
+		fail_msg("cyclock_coarse() started thread %s unasked", tid);
 }
 
 /* Calls cyclock_coarse() for the first time from a thread pinned to the
@@ -106,7 +125,7 @@ static void ticker_runs_on_the_process_cpus(void **state)
 	(void)state;
 	first_call_pinned(&pinned);
 	if (!find_thread("cyclock-coarse", tid, sizeof(tid)))
-		fail_msg("no thread named cyclock-coarse after the first cyclock_coarse()");
+		fail_msg("no thread named cyclock-coarse after cyclock_init(CYCLOCK_INIT_COARSE)");
 	assert_true(status_field(NULL, "Cpus_allowed_list", mine, sizeof(mine)));
 	assert_true(status_field(tid, "Cpus_allowed_list", its, sizeof(its)));
 	if (strcmp(mine, its))
@@ -123,7 +142,7 @@ static void ticker_blocks_signals(void **state)
 	unsigned long long mask;
 
 	(void)state;
-	(void)cyclock_coarse();
+	cyclock_init(CYCLOCK_INIT_COARSE);
 	if (!find_thread("cyclock-coarse", tid, sizeof(tid)))
 		fail_msg("no thread named cyclock-coarse");
 	assert_true(status_field(tid, "SigBlk", blk, sizeof(blk)));
@@ -135,8 +154,9 @@ static void ticker_blocks_signals(void **state)
 
 int main(void)
 {
-	/* In this order: the first test makes the first call. */
+	/* In this order: no ticker until the second test asks for it. */
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(default_coarse_starts_no_thread),
 		cmocka_unit_test(ticker_runs_on_the_process_cpus),
 		cmocka_unit_test(ticker_blocks_signals),
 	};

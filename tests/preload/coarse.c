@@ -2,11 +2,11 @@
 /*
  * The coarse clocks and time() served by cyclock, as asked for with
  * CYCLOCK_PRELOAD_CLOCKS=...,monotonic_coarse,realtime_coarse (the test's
- * environment): one ticker thread, named cyclock-coarse; readings step by
- * at least the kernel's coarse resolution, never back, and never above
- * the fine clock read after them; time() is CLOCK_REALTIME_COARSE's
- * seconds; a child of fork(), which has no ticker, keeps every clock in
- * order with what its parent read.
+ * environment): no thread (the kernel's coarse clock on cyclock's
+ * timeline); readings step at least every tick, never back, never above
+ * the fine clock read after them, and at most a tick and two resync
+ * intervals behind it; time() is CLOCK_REALTIME_COARSE's seconds; a child
+ * of fork() keeps every clock in order with what its parent read.
  */
 #include <dirent.h>
 #include <string.h>
@@ -45,16 +45,15 @@ static int threads_named(const char *name)
 }
 
 /*
- * @coarse for 200 ms: in order, never above @fine read right after, and
- * each step at least 90% of the kernel's coarse resolution @res (the
- * ticker sleeps a period between stores).  The first step seen is not
- * counted: it may be from the constructor's store to the ticker's first,
- * a thread's start-up apart.  Returns the last reading.
+ * @coarse for 200 ms: in order, never above @fine read right after, at
+ * most the kernel's coarse resolution @res and two resync intervals (2 ms
+ * each) behind it, and stepping (at the kernel's ticks, or at cyclock's
+ * resyncs when a tick is newer than the last).  Returns the last reading.
  */
 static int64_t ticks(clockid_t coarse, clockid_t fine, int64_t res, int64_t last)
 {
-	int64_t end = sys_ns(CLOCK_MONOTONIC) + 200 * 1000 * 1000, min_step = INT64_MAX;
-	int steps = -1;
+	int64_t end = sys_ns(CLOCK_MONOTONIC) + 200 * 1000 * 1000, lag = 0;
+	int steps = 0;
 
 	while (sys_ns(CLOCK_MONOTONIC) < end) {
 		int64_t c = lib_ns(coarse), f = lib_ns(fine);
@@ -62,13 +61,16 @@ static int64_t ticks(clockid_t coarse, clockid_t fine, int64_t res, int64_t last
 		CHECK(c >= last, "clock %d went back by %lld ns", (int)coarse, (long long)(last - c));
 		CHECK(c <= f, "clock %d read %lld ns, above its fine clock's %lld", (int)coarse,
 		      (long long)c, (long long)f);
-		if (c > last && last && ++steps > 0 && c - last < min_step)
-			min_step = c - last;
+		if (f - c > lag)
+			lag = f - c;
+		steps += c > last && last;
 		last = c;
 	}
 	CHECK(steps >= 5, "clock %d stepped %d times in 200 ms", (int)coarse, steps);
-	CHECK(min_step >= res * 9 / 10, "clock %d stepped by %lld ns, under the resolution %lld",
-	      (int)coarse, (long long)min_step, (long long)res);
+	/* A tick late by a few ms on a busy machine is the kernel's, not ours. */
+	CHECK(lag <= res + 4 * 1000 * 1000 + 5 * 1000 * 1000,
+	      "clock %d was %lld ns behind its fine clock (resolution %lld)", (int)coarse,
+	      (long long)lag, (long long)res);
 	return last;
 }
 
@@ -83,7 +85,7 @@ static void time_seconds(void)
 	CHECK(stored == t, "time(&t) stored %lld, returned %lld", (long long)stored, (long long)t);
 }
 
-/* In a child of fork(): no ticker, and no clock below the parent's. */
+/* In a child of fork(): no thread, and no clock below the parent's. */
 static void fork_child_in_order(int64_t mono_last, int64_t real_last)
 {
 	pid_t pid = fork();
@@ -119,7 +121,7 @@ int main(int argc, char **argv)
 	CHECK((mask & (MONO_COARSE | REAL_COARSE)) == (MONO_COARSE | REAL_COARSE),
 	      "coarse clocks not served (mask %#x; CYCLOCK_PRELOAD_CLOCKS=%s)", mask,
 	      getenv("CYCLOCK_PRELOAD_CLOCKS") ? getenv("CYCLOCK_PRELOAD_CLOCKS") : "");
-	CHECK(threads_named("cyclock-coarse") == 1, "%d cyclock-coarse threads",
+	CHECK(threads_named("cyclock-coarse") == 0, "%d cyclock-coarse threads, none asked for",
 	      threads_named("cyclock-coarse"));
 	clock_getres(CLOCK_MONOTONIC_COARSE, &res);
 	mono = ticks(CLOCK_MONOTONIC_COARSE, CLOCK_MONOTONIC, res.tv_nsec, 0);
