@@ -11,8 +11,8 @@
  * little before the segment's start (a relaxed read that ran early)
  * converts with the previous slope; one past the segment's horizon
  * resyncs and reads again from the new segment, or, if another thread is
- * resyncing, extrapolates at the segment's low slope up to its ceiling
- * (cyclock/hosted.h says why that is safe).  Only kernel mode returns the
+ * resyncing, extrapolates at the segment's low slope, no further ahead of
+ * the kernel than the tolerance (cyclock/hosted.h says why that is safe).  Only kernel mode returns the
  * kernel's clock: a counter-mode read never does, so no value of the
  * kernel's can be above a segment published after it (docs/hosted.md).
  */
@@ -51,7 +51,8 @@ static uint64_t with_offset(uint64_t ns, const struct cyclock__segv *v, unsigned
 /*
  * Kernel mode's value: the kernel's reading @k, at least the floor: the
  * ceiling (KERNEL), or what the last counter segment would have handed
- * out at this counter, up to its ceiling (KERNEL_FN).  Never below a value
+ * out at this counter, up to its ceiling (KERNEL_FN; and an unconfirmed
+ * fresh segment past its horizon, with no ceiling).  Never below a value
  * the counter handed out before, since that segment's readers stopped at
  * its ceiling and followed it below.
  */
@@ -59,12 +60,12 @@ static uint64_t kernel_value(const struct cyclock__segv *v, uint64_t k, unsigned
 {
 	uint64_t floor;
 
-	if (!v->ceil) /* not started: nothing handed out from the counter yet */
+	if (v->mode == CYCLOCK__MODE_KERNEL && !v->ceil) /* nothing from the counter yet */
 		return k;
-	floor = with_offset(v->ceil, v, kind);
+	floor = v->mode == CYCLOCK__MODE_KERNEL ? with_offset(v->ceil, v, kind) : UINT64_MAX;
 	if (k >= floor)
 		return k;
-	if (v->mode == CYCLOCK__MODE_KERNEL_FN)
+	if (v->mode != CYCLOCK__MODE_KERNEL)
 		floor = with_offset(cyclock__seg_floor(v, cyclock__host.shift,
 							cyclock_arch_counter_ordered()),
 				    v, kind);
@@ -72,23 +73,23 @@ static uint64_t kernel_value(const struct cyclock__segv *v, uint64_t k, unsigned
 }
 
 /*
- * Past the horizon, before the counter's time is used: does it agree with
- * the kernel's, within cyclock__tol_ns() of the time since the horizon?
- * The kernel's reading is bracketed by @cyc and a counter read after it,
- * so a reader preempted in between does not take its own delay for the
- * counter's error.  A counter that leaped (a suspend, a migration) must
- * not hand out its time while another thread resyncs.
+ * Past the horizon, while another thread resyncs: the low slope's value,
+ * but no more than the kernel's clock plus cyclock__tol_ns() of the time
+ * since the horizon.  A counter that leaped (a suspend, a migration) must
+ * not hand out its time meanwhile, and the cap only grows (the kernel's
+ * clock and the tolerance do), so it never takes back a value given
+ * before.  The kernel's reading is taken after the counter's: a reader
+ * preempted in between only raises its cap.
  */
-static bool counter_agrees(const struct cyclock__segv *v, uint64_t cyc, unsigned int kind)
+static uint64_t waiting_value(const struct cyclock__segv *v, uint64_t cyc, unsigned int kind)
 {
-	uint64_t before = cyclock__seg_handed(v, cyclock__host.shift, cyc), after, k;
+	uint64_t ns = cyclock__seg_handed(v, cyclock__host.shift, cyc);
 	uint64_t horizon = cyclock__seg_handed(v, cyclock__host.shift, v->cyc + v->fn_stale);
-	uint32_t frac;
+	uint64_t k = cyclock__kernel_ns((kind & CYCLOCK__RAW) ? CLOCK_MONOTONIC_RAW
+							      : CLOCK_MONOTONIC);
+	uint64_t cap = k + cyclock__tol_ns(k > horizon ? k - horizon : 0);
 
-	k = cyclock__kernel_ns((kind & CYCLOCK__RAW) ? CLOCK_MONOTONIC_RAW : CLOCK_MONOTONIC);
-	cyclock__seg_at(v, cyclock__host.shift, cyclock_arch_counter_ordered(), &after, &frac);
-	return before <= k + cyclock__tol_ns(before - horizon) &&
-	       k <= after + cyclock__tol_ns(after - horizon);
+	return ns < cap ? ns : cap;
 }
 
 /* Has a kernel-mode segment's look-again moment come?  Only once the
@@ -99,29 +100,46 @@ static bool recheck_due(const struct cyclock__segv *v)
 	       cyclock__host.using_counter && (int64_t)(cyclock_arch_counter() - v->recheck) >= 0;
 }
 
+/*
+ * Whether a read of @v at counter @cyc serves the kernel's clock: kernel
+ * mode, or past the horizon of a fresh segment not confirmed (its
+ * continuation may be below a kernel value handed out while it was being
+ * published, so it is kernel mode's floor, not a clock).
+ */
+static bool serves_kernel(const struct cyclock__timeline *tl, const struct cyclock__segv *v,
+			  uint32_t seq, uint64_t cyc)
+{
+	if (v->mode != CYCLOCK__MODE_COUNTER)
+		return true;
+	return v->fresh && cyc - v->cyc >= v->stale && (int64_t)(cyc - v->cyc) >= 0 &&
+	       !cyclock__seg_trusted(tl, v, seq);
+}
+
 /* The counter path of the slow path: the cases in the header comment. */
 static uint64_t timeline_slow(unsigned int kind)
 {
-	bool raw = kind & CYCLOCK__RAW;
+	bool raw = kind & CYCLOCK__RAW, kernel;
 	struct cyclock__timeline *tl = raw ? &cyclock__raw : &cyclock__mono;
 	struct cyclock__track *tr = raw ? &cyclock__host.raw : &cyclock__host.mono;
 	struct cyclock__segv v;
-	uint64_t cyc = 0, delta, ns, k = 0;
+	uint64_t cyc, delta, ns, k = 0;
 	uint32_t frac, seq;
 
 	for (int pass = 0;; pass++) {
 		do {
 			seq = cyclock__latch_begin(&tl->seq);
 			v = cyclock__seg_load(tl); /* same copy, or we retry */
-			if (v.mode != CYCLOCK__MODE_COUNTER)
+			cyc = (kind & CYCLOCK__ORDERED) ? cyclock_arch_counter_ordered()
+							: cyclock_arch_counter();
+			/* The kernel's reading inside the latch: a segment published
+			 * meanwhile makes us read again, from it. */
+			kernel = serves_kernel(tl, &v, seq, cyc);
+			if (kernel)
 				k = cyclock__kernel_ns(kernel_id(kind));
-			else
-				cyc = (kind & CYCLOCK__ORDERED) ? cyclock_arch_counter_ordered()
-								: cyclock_arch_counter();
 		} while (cyclock__latch_retry(&tl->seq, seq));
-		if (v.mode != CYCLOCK__MODE_COUNTER) {
+		if (kernel) {
 			ns = kernel_value(&v, k, kind);
-			if (recheck_due(&v))
+			if (v.mode != CYCLOCK__MODE_COUNTER ? recheck_due(&v) : pass < 3)
 				cyclock__resync(tr, false); /* the value stays right: see track.c */
 			return ns;
 		}
@@ -137,13 +155,10 @@ static uint64_t timeline_slow(unsigned int kind)
 			return with_offset(ns, &v, kind);
 		}
 		/* Past the horizon: resync and read again from the new segment,
-		 * or, if another thread is at it, what the low slope gives, if
-		 * the counter agrees with the kernel; else the horizon's value. */
+		 * or, if another thread is at it, what the low slope gives. */
 		if (pass < 3 && cyclock__resync(tr, false))
 			continue;
-		if (!counter_agrees(&v, cyc, kind))
-			cyc = v.cyc + v.fn_stale;
-		return with_offset(cyclock__seg_handed(&v, cyclock__host.shift, cyc), &v, kind);
+		return with_offset(waiting_value(&v, cyc, kind), &v, kind);
 	}
 }
 

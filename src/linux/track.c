@@ -31,11 +31,10 @@
 #define FAR (1ull << 62)
 
 /*
- * How far the counter's time may run from the kernel's, @gap_ns after a
- * segment's horizon, before a reader takes the counter for wrong: 50 us
- * plus 2000 ppm of the gap (the kernel's rate moves by 500 ppm either way
- * by NTP's frequency, more by its tick, but a reader that finds no
- * agreement only resyncs, or waits at the horizon's value).
+ * How far ahead of the kernel's clock a reader waiting past a segment's
+ * horizon (read.c) may hand out the counter's time, @gap_ns after the
+ * horizon: 50 us plus 2000 ppm of the gap, more than the low slope gains
+ * on any kernel clock within NTP's range, less than a counter that leaped.
  */
 uint64_t cyclock__tol_ns(uint64_t gap_ns)
 {
@@ -152,6 +151,10 @@ static void start_fresh(struct cyclock__track *tr, const struct cyclock__sample 
 {
 	struct cyclock__segv v = fresh_segment(tr, s, cur);
 
+	/* A sample older than the margin (this thread was preempted) would
+	 * make a segment whose horizon has passed: leave it to the next read. */
+	if (cyclock_arch_counter_ordered() - v.cyc > cyclock__host.fresh_margin_cyc)
+		return;
 	tr->interval = cyclock__host.min_int_cyc;
 	tr->anchor = tr->mid = tr->last = *s;
 	publish(tr, &v);
@@ -477,6 +480,7 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back)
 	uint64_t off[2];
 	sigset_t all, old;
 	uint32_t me = cyclock__pid();
+	uint32_t seq0 = atomic_load_explicit(&tr->tl->seq, memory_order_relaxed);
 
 	if (atomic_load_explicit(&cyclock__host.writer, memory_order_relaxed) == me)
 		return false; /* another of our threads is at it */
@@ -495,6 +499,12 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back)
 	if (!cyclock__writer_try(me)) {
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		return false;
+	}
+	/* Another thread published since the sample: it was the resync. */
+	if (atomic_load_explicit(&tr->tl->seq, memory_order_relaxed) != seq0) {
+		cyclock__writer_done();
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		return true;
 	}
 	if (offsets) {
 		atomic_store_explicit(&cyclock__host.pending, 0, memory_order_relaxed);

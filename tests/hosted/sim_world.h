@@ -61,6 +61,11 @@ struct sim_world {
 	bool adj_says;
 	long adj_tick, adj_freq, adj_offset, adj_constant;
 	int adj_status;
+	/* Called once, at the seam call numbered hook_at (counter and kernel
+	 * calls counted together): the library's thread is "preempted" there,
+	 * and the hook is what other threads do meanwhile (sim_preempt.c). */
+	void (*hook)(void);
+	unsigned long hook_at;
 };
 
 static struct sim_world w;
@@ -104,9 +109,27 @@ static inline uint64_t w_clock(clockid_t id)
 	return w_clock_at(id, w.t);
 }
 
+/* The seam's calls so far, counter and kernel together. */
+static inline unsigned long w_calls(void)
+{
+	return w.counter_calls + w.gettime_calls;
+}
+
+/* At the hook's call, before the seam answers: the other threads' turn. */
+static inline void w_maybe_preempt(void)
+{
+	void (*hook)(void) = w.hook;
+
+	if (hook && w_calls() == w.hook_at) {
+		w.hook = NULL;
+		hook();
+	}
+}
+
 /* The seam (cyclock/arch/sim.h, cyclock/hosted.h). */
 uint64_t cyclock_sim_counter(void)
 {
+	w_maybe_preempt();
 	w.t += w.step;
 	w.counter_calls++;
 	w.last_cyc = w_cyc_at(w.t);
@@ -117,6 +140,7 @@ int cyclock_sim_clock_gettime(clockid_t id, struct timespec *ts)
 {
 	uint64_t ns;
 
+	w_maybe_preempt();
 	w.t += w.step;
 	w.gettime_calls++;
 	ns = w_clock_at(id, w.t);

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the scheduler can do, made deterministic through the simulation
+ * seam: the library's thread is "preempted" at a chosen seam call (the
+ * world's hook), and the hook is what other threads do meanwhile, reading
+ * every clock while virtual time goes on, the kernel's rate changing or
+ * not.  Each case is run with the preemption at every seam call of the
+ * code under test in turn.  Whatever the point, no clock returns less
+ * than a value returned before it, and every clock is back with the
+ * kernel's afterwards.
+ * - A reader preempted in the slow path before the timelines start: the
+ *   timeline that starts meanwhile must not be below what it returns.
+ * - A writer stalled at each step of a resync, for 5 ms, with the
+ *   kernel's tick or frequency changed meanwhile or not.
+ * - An idle parent and its fork child: the kernel's rate changed while
+ *   nobody read for 10 s; the child's first read agrees with the kernel.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "sim_world.h"
+#include "internal.h" /* cyclock__init_once(), cyclock__fork_child() */
+
+#define RATE 3000000000ull
+#define GOOD_NS 1000
+#define POINTS 64 /* seam calls tried, from the start of the call under test */
+
+/* The greatest value of each clock returned so far, by any "thread". */
+static uint64_t seen[NCLOCKS];
+static int64_t hook_bound; /* how far from the kernel the other threads may read */
+
+static void read_checked(const char *who)
+{
+	for (int c = 0; c < NCLOCKS; c++) {
+		struct reading r = sim_read((enum which)c);
+
+		if (r.v < seen[c])
+			fail_msg("%s: %s went back by %" PRIu64 " ns at t=%" PRIu64 " (preempted at"
+				 " call %lu)",
+				 who, clock_name[c], seen[c] - r.v, w.t, w.hook_at);
+		if (abs64(r.err) > hook_bound)
+			fail_msg("%s: %s off by %" PRId64 " ns (bound %" PRId64 ")", who,
+				 clock_name[c], r.err, hook_bound);
+		seen[c] = r.v;
+	}
+}
+
+/* Reads every @gap for @n times, from "another thread". */
+static void others_read(int n, uint64_t gap)
+{
+	for (int i = 0; i < n; i++) {
+		w.t += gap;
+		read_checked("another thread");
+	}
+}
+
+static void converge(uint64_t ns)
+{
+	for (uint64_t end = w.t + ns; w.t < end; w.t += 100 * US)
+		read_checked("converging");
+}
+
+/* ---- a reader preempted before the timelines start ---- */
+
+static void finish_init_meanwhile(void)
+{
+	w.t += MS; /* past the deferred measurement's 500 us */
+	others_read(20, 50 * US);
+}
+
+static void preempted_before_start(void **state)
+{
+	(void)state;
+	for (unsigned long k = 0; k < 12; k++) {
+		sim_start(RATE, 0, true, true); /* measured: the deferred start */
+		w_mono_rate(500000);              /* MONOTONIC 500 ppm off RAW, unsaid */
+		memset(seen, 0, sizeof(seen));
+		hook_bound = 100 * US;
+		cyclock__init_once(CYCLOCK_INIT_NO_WARP_CHECK | CYCLOCK__INIT_DEFER);
+		w.hook = finish_init_meanwhile;
+		w.hook_at = w_calls() + k;
+		read_checked("the preempted reader");
+		w.hook = NULL;
+		others_read(50, 100 * US);
+	}
+}
+
+/* ---- a writer stalled at each step of a resync ---- */
+
+static int stall_kind;
+
+static void stall(void)
+{
+	if (stall_kind == 1)
+		w_kernel_rate(11000, 0);
+	else if (stall_kind == 2)
+		w_kernel_rate(10000, -500);
+	others_read(20, 250 * US); /* 5 ms */
+}
+
+static void stalled_writer(void **state)
+{
+	static const char *const kinds[] = { "kernel steady", "tick to 11000", "-500 ppm" };
+
+	(void)state;
+	for (stall_kind = 0; stall_kind < 3; stall_kind++) {
+		for (unsigned long k = 0; k < POINTS; k++) {
+			sim_start(RATE, RATE, true, true);
+			w.adj_says = true;
+			memset(seen, 0, sizeof(seen));
+			hook_bound = stall_kind == 1 ? 2 * MS : 100 * US;
+			converge(200 * MS);
+			w.t += 3 * MS; /* past the horizon: the next read resyncs */
+			w.hook = stall;
+			w.hook_at = w_calls() + k;
+			read_checked("the writer");
+			w.hook = NULL;
+			converge(300 * MS);
+			hook_bound = GOOD_NS;
+			converge(10 * MS);
+		}
+		print_message("  a writer stalled 5 ms at each of its first %d seam calls, %s: in order,"
+			      " back within 1 us\n", POINTS, kinds[stall_kind]);
+	}
+}
+
+/* ---- an idle parent's fork child ---- */
+
+static void idle_parent_child(void **state)
+{
+	static const double ppm[] = { 500, -500 };
+
+	(void)state;
+	for (int says = 0; says < 2; says++)
+		for (int i = 0; i < 2; i++) {
+			sim_start(RATE, RATE, true, true);
+			w.adj_says = says;
+			memset(seen, 0, sizeof(seen));
+			hook_bound = GOOD_NS;
+			converge(1 * SEC);
+			w_kernel_rate(10000, ppm[i]);
+			w.adj_says = says;
+			w.t += 10 * SEC; /* nobody reads */
+			cyclock__fork_child();
+			read_checked("the child's first read");
+			converge(100 * MS);
+		}
+	print_message("  fork child of a parent idle 10 s across +-500 ppm: first read within"
+		      " 1 us, with adjtimex saying so or not\n");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(preempted_before_start),
+		cmocka_unit_test(stalled_writer),
+		cmocka_unit_test(idle_parent_child),
+	};
+
+	unsetenv("CYCLOCK_SOURCE");
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
