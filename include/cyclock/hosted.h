@@ -114,10 +114,16 @@ struct cyclock__timeline {
 	CYCLOCK_ATOMIC(uint32_t) confirmed; /* seq (even) of the fresh segment confirmed */
 };
 
-/* The last cyclock_now() value the coarse ticker stored; 0: no ticker
- * (the default: cyclock_coarse() then reads the kernel's coarse clock). */
+/*
+ * cyclock_coarse()'s line.  ns: the last cyclock_now() value the coarse
+ * ticker stored; 0: no ticker (the default).  below: a value every
+ * cyclock_now() from now on is at least (CLOCK_MONOTONIC's timeline
+ * raises it at each publish), which the default's reading of the
+ * kernel's coarse clock is capped at.
+ */
 struct cyclock__coarse {
 	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint64_t) ns;
+	CYCLOCK_ATOMIC(uint64_t) below;
 };
 
 /* What a read is for: the slow path needs to know which kernel clock to

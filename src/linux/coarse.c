@@ -121,31 +121,18 @@ bool cyclock__coarse_start(void)
 	return true;
 }
 
-/* The "below" of CLOCK_MONOTONIC's current copy: see struct cyclock__seg_ext. */
-static uint64_t below_now(void)
-{
-	uint64_t b;
-	uint32_t seq;
-
-	do {
-		seq = cyclock__latch_begin(&cyclock__mono.seq);
-		b = cyclock__load64(&cyclock__mono.ext[seq & 1].below);
-	} while (cyclock__latch_retry(&cyclock__mono.seq, seq));
-	return b;
-}
-
 /* No ticker: the kernel's coarse clock, on cyclock's timeline (above). */
 uint64_t cyclock__coarse_slow(void)
 {
-	uint64_t k = cyclock__kernel_ns(CLOCK_MONOTONIC_COARSE), b;
+	uint64_t k = cyclock__kernel_ns(CLOCK_MONOTONIC_COARSE);
+	uint64_t b = atomic_load_explicit(&cyclock__coarse.below, memory_order_acquire);
 
-	if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) == INIT_DONE &&
-	    !cyclock__host.using_counter)
-		return k; /* every clock is the kernel's: below CLOCK_MONOTONIC */
-	b = below_now();
-	if (!b || k > b + 2 * CYCLOCK_MAX_INTERVAL_NS) {
+	if (cyclock_unlikely(k > b + 2 * CYCLOCK_MAX_INTERVAL_NS)) {
+		if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) == INIT_DONE &&
+		    !cyclock__host.using_counter)
+			return k; /* every clock is the kernel's: below CLOCK_MONOTONIC */
 		(void)cyclock_now(); /* resyncs, or initialises */
-		b = below_now();
+		b = atomic_load_explicit(&cyclock__coarse.below, memory_order_acquire);
 	}
 	return k < b ? k : b;
 }

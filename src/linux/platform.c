@@ -73,6 +73,7 @@ void cyclock__sim_reset(const struct cyclock_sim_config *cfg)
 	memset(&cyclock__host, 0, sizeof(cyclock__host));
 	memset(&cyclock__mono, 0, sizeof(cyclock__mono));
 	memset(&cyclock__raw, 0, sizeof(cyclock__raw));
+	atomic_store(&cyclock__coarse.below, 0);
 	cyclock__local_reset();
 }
 #else

@@ -164,13 +164,18 @@ static void write_copy(struct cyclock__timeline *tl, unsigned int i, const struc
 	atomic_store_explicit(&tl->ext[i].fresh, v->fresh, memory_order_relaxed);
 }
 
-/* Both copies, in the latch's order; the caller holds host.writer. */
+/* Both copies, in the latch's order; the caller holds host.writer.  For
+ * CLOCK_MONOTONIC's, cyclock_coarse()'s cap rises after: the release pairs
+ * with coarse.c's acquire, so a reader that sees it sees this segment. */
 void cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *v)
 {
 	cyclock__latch_bump(&tl->seq); /* odd: readers use copy 1 */
 	write_copy(tl, 0, v);
 	cyclock__latch_bump(&tl->seq); /* even: readers use copy 0 */
 	write_copy(tl, 1, v);
+	if (tl == &cyclock__mono &&
+	    v->below > atomic_load_explicit(&cyclock__coarse.below, memory_order_relaxed))
+		atomic_store_explicit(&cyclock__coarse.below, v->below, memory_order_release);
 }
 
 /*

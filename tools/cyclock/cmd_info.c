@@ -100,6 +100,15 @@ static void print_trust(const struct cyclock__info *in)
 	printf("                init took %.2f ms; %llu resyncs, %llu anomalies so far\n",
 	       (double)in->init_ns / 1e6, (unsigned long long)in->refreshes,
 	       (unsigned long long)in->anomalies);
+	if (in->using_counter != CYCLOCK_USING_COUNTER)
+		return;
+	/* What the kernel's clock did to the timelines: kernel mode is open. */
+	printf("kernel mode     %s; %llu spells on the kernel's clock%s%s%s, %llu rate changes"
+	       " followed on the counter\n",
+	       in->kernel_mode ? "now: CLOCK_MONOTONIC is served from the kernel's clock"
+			       : "no: on the counter",
+	       (unsigned long long)in->kernel_spells, in->kernel_why[0] ? " (last: " : "",
+	       in->kernel_why, in->kernel_why[0] ? ")" : "", (unsigned long long)in->rate_changes);
 }
 
 static void print_machine(const struct bench_context *ctx)
