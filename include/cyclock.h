@@ -29,7 +29,7 @@ extern "C" {
 
 /* cyclock_init() flags. */
 #define CYCLOCK_INIT_KERNEL 1u /* never use the counter: every clock is clock_gettime() */
-#define CYCLOCK_INIT_COARSE 2u /* start cyclock_coarse()'s ticker thread now */
+#define CYCLOCK_INIT_COARSE 2u /* give cyclock_coarse() a ticker thread (none otherwise) */
 /* Take the kernel's word that the counter agrees between CPUs (it checks
  * that as it brings each CPU up, and its vDSO relies on it) instead of the
  * 1 ms warp check: initialisation then starts no thread. */
@@ -90,13 +90,15 @@ CYCLOCK_API uint64_t cyclock_realtime(void);
  * monotonic across threads. */
 CYCLOCK_API uint64_t cyclock_boottime(void);
 
-/* cyclock_now()'s timeline as a ticker thread last stored it: one load.
- * At most one ticker period (1 ms, CYCLOCK_COARSE_PERIOD_US in the
- * environment sets it) plus scheduling delay behind cyclock_now(), and
- * never ahead of it.  Monotonic across threads.  The first call starts the
- * ticker (not async-signal-safe; cyclock_init(CYCLOCK_INIT_COARSE) does it
- * beforehand) and returns cyclock_now(); after fork() the child's first
- * call restarts it. */
+/* A coarse CLOCK_MONOTONIC, never ahead of cyclock_now() and monotonic
+ * across threads.  By default no thread and no wakeup: the kernel's
+ * CLOCK_MONOTONIC_COARSE capped at a value cyclock_now() has reached, so
+ * it steps at the kernel's tick and is at most a tick plus two resync
+ * intervals (4 ms) behind cyclock_now().  After
+ * cyclock_init(CYCLOCK_INIT_COARSE), one load of what a ticker thread
+ * stores every period (1 ms; CYCLOCK_COARSE_PERIOD_US in the environment
+ * sets it), at most a period plus scheduling delay behind; a child of
+ * fork() has no ticker and is back on the default.  Async-signal-safe. */
 CYCLOCK_API uint64_t cyclock_coarse(void);
 
 /* The kernel's local_clock(): on a counter synchronised across CPUs, the
