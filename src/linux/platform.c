@@ -200,8 +200,9 @@ void cyclock__say(const char *msg, size_t n)
 {
 	struct pollfd p = { .fd = STDERR_FILENO, .events = POLLOUT };
 	struct timespec zero = { 0, 0 };
-	sigset_t pipe_set, old;
+	sigset_t pipe_set, old, pending;
 	int saved = errno;
+	bool ours;
 
 	if (n > PIPE_BUF || poll(&p, 1, 0) != 1 || !(p.revents & POLLOUT)) {
 		errno = saved;
@@ -210,7 +211,10 @@ void cyclock__say(const char *msg, size_t n)
 	sigemptyset(&pipe_set);
 	sigaddset(&pipe_set, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-	if (write(STDERR_FILENO, msg, n) < 0 && errno == EPIPE && !sigismember(&old, SIGPIPE))
+	/* Take back only a SIGPIPE this write raised, whatever the caller's
+	 * mask (initialisation blocks every signal around us). */
+	ours = !sigpending(&pending) && !sigismember(&pending, SIGPIPE);
+	if (write(STDERR_FILENO, msg, n) < 0 && errno == EPIPE && ours)
 		sigtimedwait(&pipe_set, NULL, &zero);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = saved;
