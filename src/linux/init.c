@@ -101,6 +101,7 @@ static void setup_scale(double hz)
 	cyclock__host.fresh_margin_cyc = counts(CYCLOCK_FRESH_MARGIN_NS, hz);
 	cyclock__host.cap_cyc = counts(CYCLOCK_CAP_NS, hz);
 	cyclock__host.recheck_cyc = counts(CYCLOCK_RECHECK_NS, hz);
+	cyclock__host.quick_int_cyc = counts(CYCLOCK_QUICK_NS, hz);
 	if (cyclock__host.max_int_cyc > UINT32_MAX) /* a segment's stale_cyc is 32 bits */
 		cyclock__host.max_int_cyc = UINT32_MAX;
 }
@@ -121,7 +122,7 @@ static void start_timelines(double hz, const struct cyclock__sample *s1)
 	cyclock__offsets_apply(&o, true);
 	cyclock__sample(CLOCK_MONOTONIC, &sm);
 	atomic_store_explicit(&cyclock__host.offsets_ns, sm.ns, memory_order_relaxed);
-	/* MONOTONIC runs at RAW's rate plus what adjtimex says (track.c). */
+	/* MONOTONIC runs at RAW's rate times what adjtimex says (track.c). */
 	cyclock__track_start(&cyclock__host.mono, &sm);
 	cyclock__track_start(&cyclock__host.raw, s1);
 	/* The rate's baseline starts at init's first sample. */

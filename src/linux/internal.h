@@ -27,11 +27,14 @@
 #define CYCLOCK_FRESH_NS (500 * NSEC_PER_USEC)       /* a fresh segment's horizon */
 #define CYCLOCK_FRESH_MARGIN_NS (50 * NSEC_PER_USEC) /* confirmed only this far inside it */
 #define CYCLOCK_CAP_NS (20 * NSEC_PER_USEC)           /* kernel mode's floor stops this far past the writer */
+#define CYCLOCK_TOL_NS (50 * NSEC_PER_USEC)           /* a waiting reader's lead over the kernel, at most */
 #define CYCLOCK_MAX_SLEW 1e-3                        /* frequency corrections: +-1000 ppm */
 #define CYCLOCK_FOLLOW_PPM 1000.0                    /* rate changes larger go to kernel mode */
 #define CYCLOCK_STEADY_PPM 10.0                      /* two windows this close: steady */
 #define CYCLOCK_STEADY_NS (16 * NSEC_PER_USEC * 1000) /* a steadiness window */
 #define CYCLOCK_RECHECK_NS (2000 * NSEC_PER_USEC)    /* kernel mode: look again this often */
+#define CYCLOCK_RECENT_NS (5 * NSEC_PER_SEC)         /* a spell this recent: be quick */
+#define CYCLOCK_QUICK_NS (250 * NSEC_PER_USEC)       /* the interval then */
 #define CYCLOCK_GOOD_ERR_NS 250                      /* errors this small lengthen the interval */
 #define CYCLOCK_STEP_NS 200                          /* behind by more (beyond the bracket): step forward */
 #define CYCLOCK_RATE_SPAN_NS NSEC_PER_SEC            /* the rate's baseline, at most */
@@ -88,6 +91,8 @@ struct cyclock__track {
 	uint64_t rate_changes;         /* rate changes followed on the counter */
 	const char *kernel_why;        /* why it last went to kernel mode */
 	unsigned int strikes;          /* resyncs in a row with an error beyond the noise */
+	unsigned int streak;           /* kernel-mode spells in a row */
+	uint64_t spell_end_ns;         /* the kernel's clock when the last one ended */
 };
 
 /* Initialisation's states: see cyclock__init_once(). */
@@ -115,7 +120,7 @@ struct cyclock__host {
 	const char *hz_source;
 	uint32_t shift;
 	uint64_t max_back_cyc, min_int_cyc, max_int_cyc;
-	uint64_t fresh_cyc, fresh_margin_cyc, cap_cyc, recheck_cyc;
+	uint64_t fresh_cyc, fresh_margin_cyc, cap_cyc, recheck_cyc, quick_int_cyc;
 	uint64_t off_real, off_boot;       /* as last published */
 	struct cyclock__sample first_raw;  /* for the frequency's uncertainty */
 	struct cyclock__track mono, raw;
@@ -157,7 +162,6 @@ void cyclock__seg_at(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc
 void cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *v);
 uint64_t cyclock__seg_handed(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc);
 uint64_t cyclock__seg_ceil(const struct cyclock__segv *v, uint32_t shift);
-uint64_t cyclock__tol_ns(uint64_t gap_ns);
 uint64_t cyclock__seg_floor(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc);
 bool cyclock__seg_trusted(const struct cyclock__timeline *tl, const struct cyclock__segv *v,
 			  uint32_t seq);

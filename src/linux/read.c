@@ -74,20 +74,21 @@ static uint64_t kernel_value(const struct cyclock__segv *v, uint64_t k, unsigned
 
 /*
  * Past the horizon, while another thread resyncs: the low slope's value,
- * but no more than the kernel's clock plus cyclock__tol_ns() of the time
- * since the horizon.  A counter that leaped (a suspend, a migration) must
- * not hand out its time meanwhile, and the cap only grows (the kernel's
- * clock and the tolerance do), so it never takes back a value given
- * before.  The kernel's reading is taken after the counter's: a reader
- * preempted in between only raises its cap.
+ * but no more than the kernel's clock plus CYCLOCK_TOL_NS, more than the
+ * timeline is ever ahead of the kernel on the counter (its low slope is
+ * below any rate within NTP's range, so waiting only makes it fall
+ * behind).  A counter that leaped (a suspend, a migration) must not hand
+ * out its time meanwhile, and the cap only grows with the kernel's clock,
+ * so it never takes back a value given before.  The kernel's reading is
+ * taken after the counter's: a reader preempted in between only raises
+ * its cap.
  */
 static uint64_t waiting_value(const struct cyclock__segv *v, uint64_t cyc, unsigned int kind)
 {
 	uint64_t ns = cyclock__seg_handed(v, cyclock__host.shift, cyc);
-	uint64_t horizon = cyclock__seg_handed(v, cyclock__host.shift, v->cyc + v->fn_stale);
-	uint64_t k = cyclock__kernel_ns((kind & CYCLOCK__RAW) ? CLOCK_MONOTONIC_RAW
-							      : CLOCK_MONOTONIC);
-	uint64_t cap = k + cyclock__tol_ns(k > horizon ? k - horizon : 0);
+	uint64_t cap = cyclock__kernel_ns((kind & CYCLOCK__RAW) ? CLOCK_MONOTONIC_RAW
+								: CLOCK_MONOTONIC) +
+		       CYCLOCK_TOL_NS;
 
 	return ns < cap ? ns : cap;
 }

@@ -30,17 +30,6 @@
 /* Counter mode's until_cyc: no end to the low slope. */
 #define FAR (1ull << 62)
 
-/*
- * How far ahead of the kernel's clock a reader waiting past a segment's
- * horizon (read.c) may hand out the counter's time, @gap_ns after the
- * horizon: 50 us plus 2000 ppm of the gap, more than the low slope gains
- * on any kernel clock within NTP's range, less than a counter that leaped.
- */
-uint64_t cyclock__tol_ns(uint64_t gap_ns)
-{
-	return 50 * NSEC_PER_USEC + gap_ns / 500;
-}
-
 static double absd(double x)
 {
 	return x < 0 ? -x : x;
@@ -91,17 +80,31 @@ static void take_rate(struct cyclock__track *tr, const struct cyclock__sample *s
 	tr->rate = (double)(s->ns - tr->anchor.ns) / (double)(s->cyc - tr->anchor.cyc);
 }
 
-/* Double the interval while the error stays small; halve it when not. */
-static void adapt_interval(struct cyclock__track *tr, uint64_t abs_err)
+/* A kernel-mode spell ended within CYCLOCK_RECENT_NS of @now_ns: the
+ * kernel's rate may change again soon. */
+static bool spell_recent(const struct cyclock__track *tr, uint64_t now_ns)
 {
+	return tr->spells && now_ns - tr->spell_end_ns < CYCLOCK_RECENT_NS;
+}
+
+/*
+ * Double the interval while the error stays small; halve it when not.
+ * Soon after a kernel-mode spell, at most CYCLOCK_QUICK_NS: a tick change
+ * is unseen until the next resync, and a clock behind the kernel by then
+ * makes an absolute-deadline sleep look early.
+ */
+static void adapt_interval(struct cyclock__track *tr, uint64_t abs_err, uint64_t now_ns)
+{
+	uint64_t max = spell_recent(tr, now_ns) ? cyclock__host.quick_int_cyc : tr->max_interval;
+
 	if (abs_err <= CYCLOCK_GOOD_ERR_NS)
 		tr->interval *= 2;
 	else if (abs_err > 4 * CYCLOCK_GOOD_ERR_NS)
 		tr->interval /= 2;
-	if (tr->interval > tr->max_interval)
-		tr->interval = tr->max_interval;
-	if (tr->interval < cyclock__host.min_int_cyc)
-		tr->interval = cyclock__host.min_int_cyc;
+	if (tr->interval > max)
+		tr->interval = max;
+	if (tr->interval < cyclock__host.quick_int_cyc)
+		tr->interval = cyclock__host.quick_int_cyc;
 }
 
 /*
@@ -169,6 +172,9 @@ void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sampl
 	zero.off_boot = tr->id == CLOCK_MONOTONIC ? cyclock__host.off_boot : 0;
 	cyclock__kernel_adj(&tr->adj);
 	tr->adj_ppm = tr->adj.known ? adj_ppm(&tr->adj) : 0;
+	/* MONOTONIC runs at RAW's rate times what adjtimex states. */
+	if (tr->id == CLOCK_MONOTONIC)
+		tr->rate *= 1 + tr->adj_ppm * 1e-6;
 	tr->max_interval = cyclock__host.max_int_cyc;
 	start_fresh(tr, s, &zero);
 }
@@ -194,7 +200,7 @@ static uint64_t wrong_ceil(const struct cyclock__segv *v, clockid_t id, bool cou
 		return ceil;
 	horizon = cyclock__seg_handed(v, cyclock__host.shift, v->cyc + v->fn_stale);
 	k = cyclock__kernel_ns(id);
-	k += cyclock__tol_ns(k > horizon ? k - horizon : 0);
+	k += CYCLOCK_TOL_NS;
 	if (ceil > k)
 		ceil = k;
 	return ceil > horizon ? ceil : horizon;
@@ -219,6 +225,9 @@ static void enter_kernel(struct cyclock__track *tr, const struct cyclock__segv *
 	struct cyclock__segv v = *cur;
 	uint64_t after, margin = cyclock__host.cap_cyc / 16 + 1;
 
+	/* Spells in a row (each within CYCLOCK_RECENT_NS of the last) ask
+	 * for longer steadiness before the counter takes over again. */
+	tr->streak = spell_recent(tr, s->ns) ? (tr->streak < 6 ? tr->streak + 1 : 6) : 0;
 	tr->spells++;
 	if (counter_wrong)
 		atomic_fetch_add_explicit(&cyclock__host.anomalies, 1, memory_order_relaxed);
@@ -255,9 +264,11 @@ static void recheck_later(struct cyclock__track *tr, const struct cyclock__segv 
 
 /*
  * Kernel mode: is the kernel's rate steady?  Two windows of at least
- * CYCLOCK_STEADY_NS in a row whose rates agree within CYCLOCK_STEADY_PPM
- * (plus their brackets' noise), with adjtimex saying the same all along.
- * Then the counter takes over at the rate over both.
+ * CYCLOCK_STEADY_NS (doubled for each spell in a row, up to 64 times: a
+ * kernel whose rate keeps changing keeps being served) whose rates agree
+ * within CYCLOCK_STEADY_PPM (plus their brackets' noise), with adjtimex
+ * saying the same all along.  Then the counter takes over at the rate
+ * over both.
  */
 static void kernel_step(struct cyclock__track *tr, const struct cyclock__segv *cur,
 			const struct cyclock__sample *s, uint64_t cw, bool adj_moved)
@@ -269,7 +280,7 @@ static void kernel_step(struct cyclock__track *tr, const struct cyclock__segv *c
 		tr->win = tr->anchor = *s;
 		tr->win_rate = 0;
 	}
-	if (adj_moved || span < (int64_t)CYCLOCK_STEADY_NS) {
+	if (adj_moved || span < (int64_t)(CYCLOCK_STEADY_NS << tr->streak)) {
 		recheck_later(tr, cur, s, cw);
 		return;
 	}
@@ -277,6 +288,7 @@ static void kernel_step(struct cyclock__track *tr, const struct cyclock__segv *c
 	noise = (double)(s->width + 2 * tr->win.width + tr->anchor.width) * r / (double)span;
 	if (tr->win_rate > 0 && absd(r / tr->win_rate - 1) < CYCLOCK_STEADY_PPM * 1e-6 + noise) {
 		tr->rate = (double)(s->ns - tr->anchor.ns) / (double)(s->cyc - tr->anchor.cyc);
+		tr->spell_end_ns = s->ns;
 		start_fresh(tr, s, cur);
 		return;
 	}
@@ -435,7 +447,7 @@ static void track_refresh(struct cyclock__track *tr, const struct cyclock__sampl
 		tr->anchor = tr->mid = *s;
 	else
 		take_rate(tr, s);
-	adapt_interval(tr, (uint64_t)(e < 0 ? -e : e));
+	adapt_interval(tr, (uint64_t)(e < 0 ? -e : e), s->ns);
 	next_segment(tr, &cur, s, cw, keep);
 }
 
