@@ -102,6 +102,7 @@ static void setup_scale(double hz)
 	cyclock__host.cap_cyc = counts(CYCLOCK_CAP_NS, hz);
 	cyclock__host.recheck_cyc = counts(CYCLOCK_RECHECK_NS, hz);
 	cyclock__host.quick_int_cyc = counts(CYCLOCK_QUICK_NS, hz);
+	cyclock__host.tight_cyc = counts(150, hz);
 	if (cyclock__host.max_int_cyc > UINT32_MAX) /* a segment's stale_cyc is 32 bits */
 		cyclock__host.max_int_cyc = UINT32_MAX;
 }
@@ -230,13 +231,15 @@ static bool init(unsigned int flags)
 
 /*
  * The fork handler is registered at load time, since a lazy first read
- * may run where pthread_atfork() (which allocates) may not.  It cannot
+ * may run where pthread_atfork() (which allocates) may not; so is the
+ * process id's cache (platform.c), a page of its own.  It cannot
  * block; if it fails for want of memory, a child of fork() still reads
  * correct time, but may resync less (see fork_child()).
  */
 __attribute__((constructor)) static void register_fork_child(void)
 {
 	pthread_atfork(NULL, NULL, cyclock__fork_child);
+	cyclock__pid_cache_init();
 }
 
 /*

@@ -120,7 +120,7 @@ struct cyclock__host {
 	const char *hz_source;
 	uint32_t shift;
 	uint64_t max_back_cyc, min_int_cyc, max_int_cyc;
-	uint64_t fresh_cyc, fresh_margin_cyc, cap_cyc, recheck_cyc, quick_int_cyc;
+	uint64_t fresh_cyc, fresh_margin_cyc, cap_cyc, recheck_cyc, quick_int_cyc, tight_cyc;
 	uint64_t off_real, off_boot;       /* as last published */
 	struct cyclock__sample first_raw;  /* for the frequency's uncertainty */
 	struct cyclock__track mono, raw;
@@ -142,6 +142,7 @@ extern struct cyclock__host cyclock__host;
 int cyclock__kernel_gettime(clockid_t id, struct timespec *ts);
 void cyclock__kernel_adj(struct cyclock__kadj *a);
 uint32_t cyclock__pid(void);
+void cyclock__pid_cache_init(void);
 void cyclock__say(const char *msg, size_t n);
 uint64_t cyclock__kernel_ns(clockid_t id);
 int cyclock__env_source(void);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/timex.h>
 #include <unistd.h>
@@ -173,11 +174,39 @@ void cyclock__kernel_adj(struct cyclock__kadj *a)
 	a->status = tx.status;
 }
 
-/* The process id, from the kernel (not a cached copy: a child of a raw
- * fork system call must not see its parent's). */
+/*
+ * The process id, cached on a page the kernel wipes in a child of any
+ * fork, the raw system call included (MADV_WIPEONFORK), so that a child
+ * never sees its parent's and getpid() is asked once per process.  Where
+ * the page could not be had, the system call every time.
+ */
+static CYCLOCK_ATOMIC(uint32_t) *pid_page;
+
+void cyclock__pid_cache_init(void)
+{
+	void *p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return;
+	if (madvise(p, (size_t)sysconf(_SC_PAGESIZE), MADV_WIPEONFORK)) {
+		munmap(p, (size_t)sysconf(_SC_PAGESIZE));
+		return;
+	}
+	atomic_store(&pid_page, (CYCLOCK_ATOMIC(uint32_t) *)p);
+}
+
 uint32_t cyclock__pid(void)
 {
-	return (uint32_t)syscall(SYS_getpid);
+	CYCLOCK_ATOMIC(uint32_t) *page = atomic_load_explicit(&pid_page, memory_order_acquire);
+	uint32_t pid;
+
+	if (page && (pid = atomic_load_explicit(page, memory_order_relaxed)))
+		return pid;
+	pid = (uint32_t)syscall(SYS_getpid);
+	if (page)
+		atomic_store_explicit(page, pid, memory_order_relaxed);
+	return pid;
 }
 
 uint64_t cyclock__kernel_ns(clockid_t id)

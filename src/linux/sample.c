@@ -6,11 +6,12 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
-/* The tightest of three brackets (counter, kernel clock, counter). */
+/* The tightest of up to three brackets (counter, kernel clock, counter):
+ * the first one tight enough (host.tight_cyc, 150 ns) ends the search. */
 void cyclock__sample(clockid_t id, struct cyclock__sample *s)
 {
 	s->width = UINT64_MAX;
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 3 && s->width > cyclock__host.tight_cyc; i++) {
 		uint64_t c1 = cyclock_arch_counter_ordered();
 		uint64_t ns = cyclock__kernel_ns(id);
 		uint64_t c2 = cyclock_arch_counter_ordered();

@@ -451,6 +451,25 @@ static void track_refresh(struct cyclock__track *tr, const struct cyclock__sampl
 	next_segment(tr, &cur, s, cw, keep);
 }
 
+/*
+ * Before the flag, from the published segment alone (the writer's fields
+ * are not ours to read yet): kernel mode, or the counter's time at sample
+ * @s more than 200 ns and the bracket away from the kernel's.
+ */
+static bool looks_off(const struct cyclock__timeline *tl, const struct cyclock__sample *s)
+{
+	struct cyclock__segv v = cyclock__seg_load(tl);
+	uint32_t shift = atomic_load_explicit(&tl->shift, memory_order_relaxed), frac;
+	uint64_t our, width_ns = (uint64_t)(((unsigned __int128)s->width * v.mult_rate) >> shift);
+	int64_t e;
+
+	if (v.mode != CYCLOCK__MODE_COUNTER)
+		return true;
+	cyclock__seg_at(&v, shift, s->cyc, &our, &frac);
+	e = (int64_t)(our - s->ns);
+	return (uint64_t)(e < 0 ? -e : e) > 200 + width_ns;
+}
+
 /* The writer flag holds the process id of its holder: one left behind by
  * a thread of another process (a child of a raw fork system call) is
  * taken over, after repairing the latches its holder may have left
@@ -503,9 +522,13 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back)
 				   CYCLOCK_OFFSETS_NS);
 	if (offsets)
 		cyclock__offsets_read(&o);
-	if (mono)
-		cyclock__kernel_adj(&a);
 	cyclock__sample(tr->id, &s);
+	/* adjtimex costs 1.2 us here, 50 times the kernel clock's read: asked
+	 * with the offsets, in kernel mode, and when the sample is off. */
+	if (mono && (offsets || looks_off(tr->tl, &s)))
+		cyclock__kernel_adj(&a);
+	else
+		a.known = false;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	if (!cyclock__writer_try(me)) {
