@@ -63,7 +63,7 @@ struct cyclock__seg {
 
 /*
  * What only the slow path reads of a latch copy, beside its segment and
- * under the same sequence: 44 bytes.
+ * under the same sequence: 48 bytes (44 and padding).
  *
  * Counter mode: until_cyc is far away (a reader waiting for another
  * thread's resync follows the low slope as long as it waits).  A fresh segment
@@ -98,7 +98,7 @@ struct cyclock__seg_ext {
  * needs while the sequence is even (seq 0..3, shift 4..7, seg[0] 8..63),
  * so a read touches one line; seg[1] (64..119), read only while a writer
  * is between its two bumps, is line 1; the slow path's ext[2] and
- * confirmed (128..219) are lines 2 and 3.
+ * confirmed (128..227) are lines 2 and 3.
  *
  * A reader whose counter is past the middle piece (or before P: the
  * subtraction wraps) takes the slow path, which checks the counter

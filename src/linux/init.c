@@ -119,8 +119,10 @@ static void start_timelines(double hz, const struct cyclock__sample *s1)
 	cyclock__host.raw.tl = &cyclock__raw;
 	cyclock__host.raw.id = CLOCK_MONOTONIC_RAW;
 	cyclock__host.mono.rate = cyclock__host.raw.rate = 1e9 / hz;
+	/* Not first: the first half measured them for the kernel-mode start,
+	 * and realtime must not move back by the noise between the two. */
 	cyclock__offsets_read(&o);
-	cyclock__offsets_apply(&o, true);
+	cyclock__offsets_apply(&o, false);
 	cyclock__sample(CLOCK_MONOTONIC, &sm);
 	atomic_store_explicit(&cyclock__host.offsets_ns, sm.ns, memory_order_relaxed);
 	/* MONOTONIC runs at RAW's rate times what adjtimex says (track.c). */
