@@ -31,12 +31,15 @@
 #define CYCLOCK_MAX_SLEW 1e-3                        /* frequency corrections: +-1000 ppm */
 #define CYCLOCK_FOLLOW_PPM 1000.0                    /* rate changes larger go to kernel mode */
 #define CYCLOCK_STEADY_PPM 10.0                      /* two windows this close: steady */
+#define CYCLOCK_AGREE_PPM 5.0                        /* a measured rate this close to adjtimex's: take its */
 #define CYCLOCK_STEADY_NS (16 * NSEC_PER_USEC * 1000) /* a steadiness window */
 #define CYCLOCK_RECHECK_NS (2000 * NSEC_PER_USEC)    /* kernel mode: look again this often */
 #define CYCLOCK_RECENT_NS (5 * NSEC_PER_SEC)         /* a spell this recent: be quick */
 #define CYCLOCK_QUICK_NS (250 * NSEC_PER_USEC)       /* the interval then */
 #define CYCLOCK_GOOD_ERR_NS 250                      /* errors this small lengthen the interval */
 #define CYCLOCK_STEP_NS 200                          /* behind by more (beyond the bracket): step forward */
+#define CYCLOCK_NOISE_NS 500                         /* an error this small is taken back gently, */
+#define CYCLOCK_GENTLE_NS (32 * NSEC_PER_USEC * 1000) /* over this long */
 #define CYCLOCK_RATE_SPAN_NS NSEC_PER_SEC            /* the rate's baseline, at most */
 #define CYCLOCK_OFFSETS_NS (32 * NSEC_PER_USEC * 1000) /* REALTIME/BOOTTIME offsets' period */
 
@@ -92,6 +95,7 @@ struct cyclock__track {
 	const char *kernel_why;        /* why it last went to kernel mode */
 	unsigned int strikes;          /* resyncs in a row with an error beyond the noise */
 	unsigned int streak;           /* kernel-mode spells in a row */
+	uint64_t hold_ns;              /* keep adjtimex's stated rate until then */
 	uint64_t spell_end_ns;         /* the kernel's clock when the last one ended */
 };
 

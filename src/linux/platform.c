@@ -180,7 +180,7 @@ void cyclock__kernel_adj(struct cyclock__kadj *a)
  * never sees its parent's and getpid() is asked once per process.  Where
  * the page could not be had, the system call every time.
  */
-static CYCLOCK_ATOMIC(uint32_t) *pid_page;
+static CYCLOCK_ATOMIC(uintptr_t) pid_page; /* a CYCLOCK_ATOMIC(uint32_t) *, or 0 */
 
 void cyclock__pid_cache_init(void)
 {
@@ -193,12 +193,13 @@ void cyclock__pid_cache_init(void)
 		munmap(p, (size_t)sysconf(_SC_PAGESIZE));
 		return;
 	}
-	atomic_store(&pid_page, (CYCLOCK_ATOMIC(uint32_t) *)p);
+	atomic_store(&pid_page, (uintptr_t)p);
 }
 
 uint32_t cyclock__pid(void)
 {
-	CYCLOCK_ATOMIC(uint32_t) *page = atomic_load_explicit(&pid_page, memory_order_acquire);
+	CYCLOCK_ATOMIC(uint32_t) *page =
+		(CYCLOCK_ATOMIC(uint32_t) *)atomic_load_explicit(&pid_page, memory_order_acquire);
 	uint32_t pid;
 
 	if (page && (pid = atomic_load_explicit(page, memory_order_relaxed)))

@@ -237,6 +237,8 @@ uint64_t cyclock_cycles_to_ns(uint64_t cycles)
 	if (!ready() || !cyclock__host.using_counter)
 		return cyclock_now();
 	v = cyclock__seg_load(&cyclock__mono);
+	if (!v.mult) /* no counter segment yet (kernel mode since the start) */
+		return cyclock_now();
 	cyclock__seg_at(&v, cyclock__host.shift, cycles, &ns, &frac);
 	return ns;
 }

@@ -47,7 +47,8 @@ static uint32_t mult_of(double ns_per_cyc)
  * it, in ppm: the tick (us per 1/100 s; 10000 is nominal), the frequency
  * (ppm << 16) and the PLL's offset slew this second (the offset shifted
  * right by SHIFT_PLL (2) plus the time constant, as kernel/time/ntp.c
- * takes it each second).  adjtime()'s slews do not show here.
+ * takes it each second, from what adjtimex shows left).  adjtime()'s
+ * slews do not show here.
  */
 static double adj_ppm(const struct cyclock__kadj *a)
 {
@@ -56,7 +57,9 @@ static double adj_ppm(const struct cyclock__kadj *a)
 	if ((a->status & STA_PLL) && a->offset && a->constant >= 0 && a->constant < 40) {
 		double off_ns = (a->status & STA_NANO) ? (double)a->offset : a->offset * 1e3;
 
-		ppm += off_ns / (double)(1ull << (2 + a->constant)) / 1e3;
+		/* The offset shown is what is left after this second's chunk:
+		 * chunk = (left + chunk) >> shift, so chunk = left / (2^shift - 1). */
+		ppm += off_ns / (double)((1ull << (2 + a->constant)) - 1) / 1e3;
 	}
 	return ppm;
 }
@@ -65,9 +68,34 @@ static double adj_ppm(const struct cyclock__kadj *a)
  * A new sample for the rate: the kernel clock's ns per count from the
  * anchor to the newest sample.  The anchor is 0.5 to 1 s old once that
  * much has passed: long enough for the brackets' noise to average out,
- * short enough to follow NTP.  Not before 50 ms: until then the stated
- * (adjtimex) or initial rate is better.
+ * short enough to follow NTP.  Not before 50 ms (the initial rate is
+ * better until then), nor for 500 ms after a change adjtimex stated (the
+ * stated rate is: a baseline of 50 ms is 1 ppm of noise).
  */
+/*
+ * CLOCK_MONOTONIC's rate as adjtimex states it: RAW's (which never
+ * changes, so its estimate has the longest baseline) times the stated
+ * ratio.  0 if adjtimex is not known, or for the RAW timeline.
+ */
+static double stated_rate(const struct cyclock__track *tr)
+{
+	if (tr->id != CLOCK_MONOTONIC || !tr->adj.known)
+		return 0;
+	return cyclock__host.raw.rate * (1 + tr->adj_ppm * 1e-6);
+}
+
+/* @measured, or the stated rate if it agrees within CYCLOCK_AGREE_PPM:
+ * the measurement checks the statement (adjtime()'s slews are not in it),
+ * the statement is the better figure. */
+static double best_rate(const struct cyclock__track *tr, double measured)
+{
+	double stated = stated_rate(tr);
+
+	if (stated > 0 && absd(measured / stated - 1) < CYCLOCK_AGREE_PPM * 1e-6)
+		return stated;
+	return measured;
+}
+
 static void take_rate(struct cyclock__track *tr, const struct cyclock__sample *s)
 {
 	tr->last = *s;
@@ -75,9 +103,9 @@ static void take_rate(struct cyclock__track *tr, const struct cyclock__sample *s
 		tr->anchor = tr->mid;
 		tr->mid = *s;
 	}
-	if (s->ns - tr->anchor.ns < 50 * NSEC_PER_USEC * 1000)
+	if (s->ns - tr->anchor.ns < 50 * NSEC_PER_USEC * 1000 || (int64_t)(s->ns - tr->hold_ns) < 0)
 		return;
-	tr->rate = (double)(s->ns - tr->anchor.ns) / (double)(s->cyc - tr->anchor.cyc);
+	tr->rate = best_rate(tr, (double)(s->ns - tr->anchor.ns) / (double)(s->cyc - tr->anchor.cyc));
 }
 
 /* A kernel-mode spell ended within CYCLOCK_RECENT_NS of @now_ns: the
@@ -110,7 +138,8 @@ static void adapt_interval(struct cyclock__track *tr, uint64_t abs_err, uint64_t
 /*
  * A fresh segment from sample @s: the first counter segment after kernel
  * mode (or the first of all).  Its start is at or above the kernel's
- * clock at the end of the bracket, and at least @floor; its slope is a
+ * clock at the end of the bracket (the bracket's width and 10 ns ahead of
+ * its reading), and at least the floor; its slope is a
  * little above the rate, so it stays at or above the kernel's clock up to
  * its short horizon; past it readers continue it only once it is
  * confirmed (see cyclock__seg_trusted()).
@@ -120,7 +149,9 @@ static struct cyclock__segv fresh_segment(const struct cyclock__track *tr,
 					  const struct cyclock__segv *old)
 {
 	struct cyclock__segv v = *old;
-	uint64_t k = s->ns + (uint64_t)((double)s->width * tr->rate * 1.25) + 50, floor;
+	/* The kernel read its clock inside the bracket, at a rate within
+	 * CYCLOCK_STEADY_PPM of ours: at its end it is at most this. */
+	uint64_t k = s->ns + (uint64_t)((double)s->width * tr->rate * (1 + 1e-4)) + 10, floor;
 
 	v.cyc = s->lo + s->width;
 	/* From here the fresh slope is at least any @old's readers follow. */
@@ -152,15 +183,22 @@ static void publish(struct cyclock__track *tr, const struct cyclock__segv *v)
 static void start_fresh(struct cyclock__track *tr, const struct cyclock__sample *s,
 			const struct cyclock__segv *cur)
 {
-	struct cyclock__segv v = fresh_segment(tr, s, cur);
+	struct cyclock__sample fresh = *s;
 
-	/* A sample older than the margin (this thread was preempted) would
-	 * make a segment whose horizon has passed: leave it to the next read. */
-	if (cyclock_arch_counter_ordered() - v.cyc > cyclock__host.fresh_margin_cyc)
-		return;
-	tr->interval = cyclock__host.min_int_cyc;
-	tr->anchor = tr->mid = tr->last = *s;
-	publish(tr, &v);
+	/* A sample older than the margin (this thread was preempted, or the
+	 * machine is emulated) would make a segment whose horizon is past:
+	 * sample again, a few times, then leave it to the next read. */
+	for (int i = 0; i < 3; i++) {
+		struct cyclock__segv v = fresh_segment(tr, &fresh, cur);
+
+		if (cyclock_arch_counter_ordered() - v.cyc <= cyclock__host.fresh_margin_cyc) {
+			tr->interval = cyclock__host.min_int_cyc;
+			tr->anchor = tr->mid = tr->last = fresh;
+			publish(tr, &v);
+			return;
+		}
+		cyclock__sample(tr->id, &fresh);
+	}
 }
 
 void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sample *s)
@@ -287,7 +325,8 @@ static void kernel_step(struct cyclock__track *tr, const struct cyclock__segv *c
 	r = (double)span / (double)(s->cyc - tr->win.cyc);
 	noise = (double)(s->width + 2 * tr->win.width + tr->anchor.width) * r / (double)span;
 	if (tr->win_rate > 0 && absd(r / tr->win_rate - 1) < CYCLOCK_STEADY_PPM * 1e-6 + noise) {
-		tr->rate = (double)(s->ns - tr->anchor.ns) / (double)(s->cyc - tr->anchor.cyc);
+		tr->rate = best_rate(tr, (double)(s->ns - tr->anchor.ns) /
+						 (double)(s->cyc - tr->anchor.cyc));
 		tr->spell_end_ns = s->ns;
 		start_fresh(tr, s, cur);
 		return;
@@ -316,6 +355,26 @@ static uint32_t aim(const struct cyclock__track *tr, const struct cyclock__sampl
 	return mult < low ? low : mult;
 }
 
+/*
+ * Over how many counts to take the error back: a sample's own noise
+ * (within CYCLOCK_NOISE_NS) gently, over CYCLOCK_GENTLE_NS, so that the
+ * slope does not jitter by tens of ppm from one interval to the next; a
+ * real error at 500 ppm, but within one interval at least.
+ */
+static uint64_t correction_span(const struct cyclock__track *tr, uint64_t at_ns,
+				const struct cyclock__sample *s, uint64_t cw)
+{
+	double k = (double)s->ns + (double)(int64_t)(cw - s->cyc) * tr->rate;
+	double e = absd((double)at_ns - k), span_ns;
+
+	span_ns = e <= CYCLOCK_NOISE_NS ? CYCLOCK_GENTLE_NS : e / 500e-6;
+	if (span_ns > CYCLOCK_GENTLE_NS)
+		span_ns = CYCLOCK_GENTLE_NS;
+	if (span_ns < (double)tr->interval * tr->rate)
+		return tr->interval;
+	return (uint64_t)(span_ns / tr->rate);
+}
+
 /* The next counter segment at @cw, continuing @cur (or stepping forward
  * to the kernel's clock, if it is behind by more than the noise). */
 static void next_segment(struct cyclock__track *tr, const struct cyclock__segv *cur,
@@ -338,7 +397,7 @@ static void next_segment(struct cyclock__track *tr, const struct cyclock__segv *
 		next.frac = 0;
 	}
 	next.stale = next.fn_stale = (uint32_t)tr->interval;
-	next.mult = aim(tr, s, cw, next.ns, next.frac, tr->interval, low);
+	next.mult = aim(tr, s, cw, next.ns, next.frac, correction_span(tr, next.ns, s, cw), low);
 	next.mult_rate = mult_of(tr->rate) < low ? low : mult_of(tr->rate);
 	next.until = cw + FAR;
 	next.below = next.ns;
@@ -362,7 +421,8 @@ static bool follow_adj(struct cyclock__track *tr, const struct cyclock__kadj *a,
 	tr->adj_ppm = now;
 	if (absd(d) > CYCLOCK_FOLLOW_PPM)
 		return false;
-	tr->rate *= (1 + now * 1e-6) / (1 + (now - d) * 1e-6);
+	tr->rate = stated_rate(tr) > 0 ? stated_rate(tr)
+				       : tr->rate * (1 + now * 1e-6) / (1 + (now - d) * 1e-6);
 	tr->rate_changes++;
 	return true;
 }
@@ -443,10 +503,12 @@ static void track_refresh(struct cyclock__track *tr, const struct cyclock__sampl
 		enter_kernel(tr, &cur, s, cw, wrong, why);
 		return;
 	}
-	if (moved)
+	if (moved) {
 		tr->anchor = tr->mid = *s;
-	else
+		tr->hold_ns = s->ns + CYCLOCK_RATE_SPAN_NS / 2;
+	} else {
 		take_rate(tr, s);
+	}
 	adapt_interval(tr, (uint64_t)(e < 0 ? -e : e), s->ns);
 	next_segment(tr, &cur, s, cw, keep);
 }

@@ -255,8 +255,8 @@ static void pll_offset_slew(void **state)
 		double chunk = offset_ns / 16;
 		uint64_t end = w.t + SEC;
 
-		w.adj_offset = (long)offset_ns;
-		w_mono_rate((int64_t)(chunk)); /* ns per s = ppb */
+		w.adj_offset = (long)(offset_ns - chunk); /* adjtimex shows what is left */
+		w_mono_rate((int64_t)(chunk));            /* ns per s = ppb */
 		wt.changed_at = w.t;
 		wt.settle = chunk / 1e3 > 1000 ? TICK_SETTLE_NS : NTP_SETTLE_NS;
 		wt.bound = chunk / 1e3 > 1000 ? TICK_BOUND_NS : NTP_BOUND_NS;

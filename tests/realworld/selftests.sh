@@ -182,9 +182,11 @@ shorten_sources() {
 	shorten "$s/set-timer-lat.c" '(clock_id == CLOCK_HWSPECIFIC))' '(clock_id >= CLOCK_REALTIME_ALARM))'
 	shorten "$s/mqueue-lat.c" 'count = 100;' 'count = 30;'
 	shorten "$s/posix_timers.c" '#define DELAY 2' '#define DELAY 1'
-	# One base frequency per step size (3 steps, not 15), samples 0.03 s apart.
+	# One base frequency per step size (3 steps, not 15).  The samples stay
+	# 0.1 s apart on average: its 20 ppb limit on the second interval's
+	# frequency is only as strict as the kernel developers meant over their
+	# 5 s (a clock that wanders by 30 ns reads as 20 ppb over 1.5 s).
 	shorten "$s/freq-step.c" 'for (j = 0; j < 5; j++)' 'for (j = 0; j < 1; j++)'
-	shorten "$s/freq-step.c" '#define MEAN_SAMPLE_INTERVAL 0.1' '#define MEAN_SAMPLE_INTERVAL 0.03'
 	# Its reset_ntp_error() is ADJ_SETOFFSET by 0 s: no step, but the whole
 	# machine's clock_was_set() (every TFD_TIMER_CANCEL_ON_SET timerfd fires).
 	shorten "$s/freq-step.c" 'txc.modes = ADJ_SETOFFSET;' 'txc.modes = 0;'
