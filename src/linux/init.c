@@ -244,28 +244,11 @@ __attribute__((constructor)) static void register_fork_child(void)
 	cyclock__pid_cache_init();
 }
 
-/*
- * Run @fn with every signal blocked and cancellation disabled: nothing
- * can interrupt it and longjmp out, or end its thread, half-way.
- */
-static void run_whole(void (*fn)(unsigned int), unsigned int flags)
-{
-	sigset_t all, old;
-	int cancel;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
-	atomic_store_explicit(&cyclock__host.init_pid, cyclock__pid(), memory_order_relaxed);
-	fn(flags);
-	pthread_setcancelstate(cancel, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-}
-
 static void first_half(unsigned int flags)
 {
 	uint32_t state = INIT_DONE;
 
+	atomic_store_explicit(&cyclock__host.init_pid, cyclock__pid(), memory_order_relaxed);
 	if (init(flags))
 		init_finish();
 	else if (cyclock__host.begun)
@@ -273,9 +256,9 @@ static void first_half(unsigned int flags)
 	atomic_store_explicit(&cyclock__host.state, state, memory_order_release);
 }
 
-static void second_half(unsigned int flags)
+static void second_half(void)
 {
-	(void)flags;
+	atomic_store_explicit(&cyclock__host.init_pid, cyclock__pid(), memory_order_relaxed);
 	init_finish();
 	atomic_store_explicit(&cyclock__host.state, INIT_DONE, memory_order_release);
 }
@@ -289,7 +272,7 @@ static void finish_if_due(void)
 	if (cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - cyclock__host.first_raw.ns < FREQ_SPAN_NS)
 		return;
 	if (atomic_compare_exchange_strong(&cyclock__host.state, &measuring, INIT_BUSY))
-		run_whole(second_half, 0);
+		second_half();
 }
 
 /*
@@ -309,25 +292,42 @@ static void take_over(unsigned int flags)
 		cyclock__fork_child_latch(&cyclock__raw);
 		atomic_store(&cyclock__host.writer, 0);
 	}
-	run_whole(cyclock__host.begun ? second_half : first_half, flags);
+	if (cyclock__host.begun)
+		second_half();
+	else
+		first_half(flags);
 }
 
 /*
  * Initialise, or carry a deferred initialisation on; never waits for
  * another thread at it.  The state goes NONE -> BUSY -> DONE, or, with
  * CYCLOCK__INIT_DEFER, NONE -> BUSY -> MEASURING (the first half done)
- * -> BUSY -> DONE at the first call FREQ_SPAN_NS later.
+ * -> BUSY -> DONE at the first call FREQ_SPAN_NS later.  Every signal is
+ * blocked and cancellation disabled before the state is taken and until
+ * it is given back, so that no caller can leave it half-done (a handler
+ * that longjmps out, pthread_cancel(): an asynchronous cancel sent just
+ * before acts at pthread_setcancelstate(), before anything is taken).
  */
 void cyclock__init_once(unsigned int flags)
 {
-	uint32_t state = INIT_NONE;
+	uint32_t state = atomic_load_explicit(&cyclock__host.state, memory_order_acquire);
+	sigset_t all, old;
+	int cancel;
 
+	if (state == INIT_DONE)
+		return;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+	state = INIT_NONE;
 	if (atomic_compare_exchange_strong(&cyclock__host.state, &state, INIT_BUSY))
-		run_whole(first_half, flags);
+		first_half(flags);
 	else if (state == INIT_MEASURING)
 		finish_if_due();
 	else if (state == INIT_BUSY)
 		take_over(flags);
+	pthread_setcancelstate(cancel, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 int cyclock_init(unsigned int flags)
