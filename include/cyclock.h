@@ -82,8 +82,8 @@ CYCLOCK_API uint64_t cyclock_now_relaxed(void);
 CYCLOCK_API uint64_t cyclock_raw(void);
 
 /* CLOCK_REALTIME: cyclock_now() plus the kernel's REALTIME-MONOTONIC
- * offset, so it steps when the system clock is set (seen at the next
- * resync, within 250 ms, or at once after cyclock_resync()).  Not monotonic. */
+ * offset, so it steps when the system clock is set (seen within 34 ms,
+ * or at once after cyclock_resync()).  Not monotonic. */
 CYCLOCK_API uint64_t cyclock_realtime(void);
 
 /* CLOCK_BOOTTIME: cyclock_now() plus the time spent suspended.  Ordered;
