@@ -63,7 +63,7 @@ struct cyclock__seg {
 
 /*
  * What only the slow path reads of a latch copy, beside its segment and
- * under the same sequence: 48 bytes (44 and padding).
+ * under the same sequence: 40 bytes (36 and padding).
  *
  * Counter mode: until_cyc is far away (a reader waiting for another
  * thread's resync follows the low slope as long as it waits).  A fresh segment
@@ -79,7 +79,6 @@ struct cyclock__seg_ext {
 	struct cyclock_u64 ceil;
 	struct cyclock_u64 until_cyc;
 	struct cyclock_u64 recheck_cyc; /* kernel mode: look again from here */
-	struct cyclock_u64 below;       /* every read from now on is at least this */
 	CYCLOCK_ATOMIC(uint32_t) mode;  /* CYCLOCK__MODE_* */
 	CYCLOCK_ATOMIC(uint32_t) fresh;
 	CYCLOCK_ATOMIC(uint32_t) fn_stale; /* the counter function's stale_cyc (0 in kernel mode) */
@@ -98,7 +97,7 @@ struct cyclock__seg_ext {
  * needs while the sequence is even (seq 0..3, shift 4..7, seg[0] 8..63),
  * so a read touches one line; seg[1] (64..119), read only while a writer
  * is between its two bumps, is line 1; the slow path's ext[2] and
- * confirmed (128..227) are lines 2 and 3.
+ * confirmed (128..211) are lines 2 and 3.
  *
  * A reader whose counter is past the middle piece (or before P: the
  * subtraction wraps) takes the slow path, which checks the counter

@@ -47,7 +47,7 @@ void cyclock__get_info(struct cyclock__info *info)
 		info->raw_mult = cyclock__seg_load(&cyclock__raw).mult;
 		info->interval_ns = (uint64_t)((double)cyclock__host.mono.interval *
 					       cyclock__host.raw.rate);
-		info->max_interval_ns = (uint64_t)((double)cyclock__host.mono.max_interval *
+		info->max_interval_ns = (uint64_t)((double)cyclock__host.max_int_cyc *
 						   cyclock__host.raw.rate);
 		info->refreshes = cyclock__host.mono.refreshes;
 		info->last_err_ns = cyclock__host.mono.last_err;

@@ -69,7 +69,8 @@ struct cyclock__segv {
 	uint64_t cyc, ns;
 	uint64_t off_real, off_boot;
 	uint32_t frac, stale, mult, mult_prev, mult_rate;
-	uint64_t ceil, until, recheck, below; /* struct cyclock__seg_ext */
+	uint64_t ceil, until, recheck;  /* struct cyclock__seg_ext */
+	uint64_t below;                 /* raises cyclock__coarse.below at the publish */
 	uint32_t mode, fresh, fn_stale;     /* fn_stale: the function's stale (stale is 0 in kernel mode) */
 };
 
@@ -82,7 +83,6 @@ struct cyclock__track {
 	struct cyclock__sample mid;    /* and moves here when this is old enough, */
 	struct cyclock__sample last;   /* the newest sample */
 	uint64_t interval;             /* current resync interval, counts */
-	uint64_t max_interval;         /* its ceiling, counts */
 	int64_t last_err;              /* ns, ours - kernel at the last sample */
 	uint64_t refreshes;
 	/* The kernel's rate as adjtimex states it, and kernel mode's windows. */

@@ -24,7 +24,7 @@ _Static_assert(sizeof(struct cyclock__seg) == 56, "a segment is 56 bytes");
 _Static_assert(offsetof(struct cyclock__timeline, seg[0]) == 8, "seq, shift, seg[0]: line 0");
 _Static_assert(offsetof(struct cyclock__timeline, seg[1]) == CYCLOCK_CACHELINE,
 	       "seg[1] starts line 1");
-_Static_assert(sizeof(struct cyclock__seg_ext) == 48, "the slow path's copy is 48 bytes");
+_Static_assert(sizeof(struct cyclock__seg_ext) == 40, "the slow path's copy is 40 bytes");
 _Static_assert(offsetof(struct cyclock__timeline, ext) == 2 * CYCLOCK_CACHELINE,
 	       "the slow path's copies start line 2, off the readers' lines");
 

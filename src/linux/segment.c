@@ -33,7 +33,6 @@ struct cyclock__segv cyclock__seg_load(const struct cyclock__timeline *tl)
 		v.until = cyclock__load64(&tl->ext[seq & 1].until_cyc);
 		v.recheck = cyclock__load64(&tl->ext[seq & 1].recheck_cyc);
 		v.fn_stale = atomic_load_explicit(&tl->ext[seq & 1].fn_stale, memory_order_relaxed);
-		v.below = cyclock__load64(&tl->ext[seq & 1].below);
 		v.mode = atomic_load_explicit(&tl->ext[seq & 1].mode, memory_order_relaxed);
 		v.fresh = atomic_load_explicit(&tl->ext[seq & 1].fresh, memory_order_relaxed);
 	} while (cyclock__latch_retry(&tl->seq, seq));
@@ -159,7 +158,6 @@ static void write_copy(struct cyclock__timeline *tl, unsigned int i, const struc
 	cyclock__store64(&tl->ext[i].until_cyc, v->until);
 	cyclock__store64(&tl->ext[i].recheck_cyc, v->recheck);
 	atomic_store_explicit(&tl->ext[i].fn_stale, v->fn_stale, memory_order_relaxed);
-	cyclock__store64(&tl->ext[i].below, v->below);
 	atomic_store_explicit(&tl->ext[i].mode, v->mode, memory_order_relaxed);
 	atomic_store_explicit(&tl->ext[i].fresh, v->fresh, memory_order_relaxed);
 }

@@ -2,14 +2,16 @@
 /*
  * Tracking the kernel's clocks: the writer's side of the timelines.
  *
- * A resync reads the kernel clock against the counter (the tightest
- * bracket of three) and what adjtimex(2) says of the kernel's rate, then,
- * under the writer flag, decides what the timeline does next:
+ * A resync reads the kernel clock against the counter (one bracket, or
+ * the tightest of three) and, when it must, asks adjtimex(2) what the
+ * kernel's rate is; then, under the writer flag, it decides what the
+ * timeline does next:
  * - counter mode, the kernel steady: a segment that starts where the
  *   writer reads the counter, at least at every value the current one can
- *   have handed out, and aims at the kernel's projected value one interval
- *   later, within +-1000 ppm of the estimated rate or down to 12.5% below
- *   it to take a lead back.  Behind the kernel, it steps forward to it.
+ *   have handed out, and aims at the kernel's projected value (an error
+ *   within the noise over 32 ms, a larger one sooner), within +-1000 ppm
+ *   of the estimated rate or down to the low slope (1953 ppm below it) to
+ *   take a lead back.  Behind the kernel, it steps forward to it.
  * - the kernel's rate changed by up to CYCLOCK_FOLLOW_PPM (adjtimex says
  *   so): the same, at the new rate.
  * - a larger change, or an error adjtimex does not explain (a tick slew,
@@ -123,7 +125,8 @@ static bool spell_recent(const struct cyclock__track *tr, uint64_t now_ns)
  */
 static void adapt_interval(struct cyclock__track *tr, uint64_t abs_err, uint64_t now_ns)
 {
-	uint64_t max = spell_recent(tr, now_ns) ? cyclock__host.quick_int_cyc : tr->max_interval;
+	uint64_t max = spell_recent(tr, now_ns) ? cyclock__host.quick_int_cyc
+						: cyclock__host.max_int_cyc;
 
 	if (abs_err <= CYCLOCK_GOOD_ERR_NS)
 		tr->interval *= 2;
@@ -213,15 +216,16 @@ void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sampl
 	/* MONOTONIC runs at RAW's rate times what adjtimex states. */
 	if (tr->id == CLOCK_MONOTONIC)
 		tr->rate *= 1 + tr->adj_ppm * 1e-6;
-	tr->max_interval = cyclock__host.max_int_cyc;
 	start_fresh(tr, s, &zero);
 }
 
 /* In kernel mode, reads return at least the kernel's clock, which was at
- * least @s->ns when sampled. */
-static uint64_t below_kernel(const struct cyclock__segv *v, const struct cyclock__sample *s)
+ * least @s->ns when sampled, and at least every cap published before. */
+static uint64_t below_kernel(const struct cyclock__sample *s)
 {
-	return s->ns > v->below ? s->ns : v->below;
+	uint64_t b = atomic_load_explicit(&cyclock__coarse.below, memory_order_relaxed);
+
+	return s->ns > b ? s->ns : b;
 }
 
 /*
@@ -277,7 +281,7 @@ static void enter_kernel(struct cyclock__track *tr, const struct cyclock__segv *
 	v.stale = 0; /* every read to the slow path; the function keeps fn_stale */
 	v.fresh = 0;
 	v.recheck = cw + cyclock__host.recheck_cyc;
-	v.below = below_kernel(&v, s);
+	v.below = below_kernel(s);
 	v.until = cw + cyclock__host.cap_cyc;
 	v.ceil = wrong_ceil(&v, tr->id, counter_wrong);
 	publish(tr, &v);
@@ -296,7 +300,7 @@ static void recheck_later(struct cyclock__track *tr, const struct cyclock__segv 
 	struct cyclock__segv v = *cur;
 
 	v.recheck = cw + cyclock__host.recheck_cyc;
-	v.below = below_kernel(&v, s);
+	v.below = below_kernel(s);
 	publish(tr, &v);
 }
 
