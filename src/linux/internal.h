@@ -116,8 +116,11 @@ struct cyclock__host {
 	CYCLOCK_ATOMIC(uint32_t) pending;  /* cyclock_resync() asked while one ran */
 	CYCLOCK_ATOMIC(uint64_t) anomalies;
 	CYCLOCK_ATOMIC(uint64_t) offsets_ns; /* CLOCK_MONOTONIC at the offsets' last measurement */
-	bool using_counter;
-	bool local_percpu;
+	/* Written once by initialisation, read by slow paths once they have
+	 * seen INIT_DONE; atomic (plain loads on x86) because a compiler may
+	 * load them before that check, where ThreadSanitizer sees the race. */
+	CYCLOCK_ATOMIC(bool) using_counter;
+	CYCLOCK_ATOMIC(bool) local_percpu;
 	char why[160];                     /* why the kernel's clocks are used */
 	char notes[160];                   /* what init found, for describe() */
 	double hz_hint;
