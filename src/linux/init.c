@@ -4,15 +4,14 @@
  * first segments of the timelines.  Runs once, at cyclock_init() or at the
  * first read, whichever comes first; a reader that finds it under way
  * reads the kernel's clock meanwhile (the timelines start in kernel mode)
- * instead of waiting.  It runs with every signal blocked and cancellation
- * disabled, so that no caller can leave it half-done (a handler that
- * longjmps out, pthread_cancel()); a child of a raw fork system call,
+ * instead of waiting.  It runs shielded from signals and cancellation
+ * (cyclock__shield()), so that no caller can leave it half-done (a handler
+ * that longjmps out, pthread_cancel()); a child of a raw fork system call,
  * whose initialising thread stayed in the parent, takes it over.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -302,23 +301,18 @@ static void take_over(unsigned int flags)
  * Initialise, or carry a deferred initialisation on; never waits for
  * another thread at it.  The state goes NONE -> BUSY -> DONE, or, with
  * CYCLOCK__INIT_DEFER, NONE -> BUSY -> MEASURING (the first half done)
- * -> BUSY -> DONE at the first call FREQ_SPAN_NS later.  Every signal is
- * blocked and cancellation disabled before the state is taken and until
- * it is given back, so that no caller can leave it half-done (a handler
- * that longjmps out, pthread_cancel(): an asynchronous cancel sent just
- * before acts at pthread_setcancelstate(), before anything is taken).
+ * -> BUSY -> DONE at the first call FREQ_SPAN_NS later.  The state is
+ * taken and given back inside cyclock__shield(), so that no caller can
+ * leave it half-done (a handler that longjmps out, pthread_cancel()).
  */
 void cyclock__init_once(unsigned int flags)
 {
 	uint32_t state = atomic_load_explicit(&cyclock__host.state, memory_order_acquire);
-	sigset_t all, old;
-	int cancel;
+	struct cyclock__shield shield;
 
 	if (state == INIT_DONE)
 		return;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+	cyclock__shield(&shield);
 	state = INIT_NONE;
 	if (atomic_compare_exchange_strong(&cyclock__host.state, &state, INIT_BUSY))
 		first_half(flags);
@@ -326,8 +320,7 @@ void cyclock__init_once(unsigned int flags)
 		finish_if_due();
 	else if (state == INIT_BUSY)
 		take_over(flags);
-	pthread_setcancelstate(cancel, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	cyclock__unshield(&shield);
 }
 
 int cyclock_init(unsigned int flags)

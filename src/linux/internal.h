@@ -11,6 +11,7 @@
 #define CYCLOCK_LINUX_INTERNAL_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <time.h>
 
 #include "cyclock.h"
@@ -158,6 +159,14 @@ uint64_t cyclock__counter_hz_hint(const char **how);
 bool cyclock__kernel_clocksource(char *name, size_t len);
 unsigned int cyclock__allowed_cpus(int cpu[2]);
 int cyclock__thread_start(pthread_t *t, bool detached, void *(*fn)(void *), void *arg);
+
+/* What cyclock__shield() held off, for cyclock__unshield() to give back. */
+struct cyclock__shield {
+	sigset_t mask;
+	int cancel_state, cancel_type;
+};
+void cyclock__shield(struct cyclock__shield *s);
+void cyclock__unshield(const struct cyclock__shield *s);
 
 /* warp.c */
 int64_t cyclock__warp_check(const int cpu[2], uint64_t budget_ns, uint64_t *comparisons);

@@ -210,6 +210,33 @@ uint32_t cyclock__pid(void)
 	return pid;
 }
 
+/*
+ * Holds off everything that could end the calling thread's section half
+ * done: every signal blocked (a handler that longjmps out), and
+ * cancellation disabled and made deferred.  Deferred as well, because
+ * glibc up to 2.36 acts on an asynchronous cancel whose signal was sent
+ * before the thread disabled cancellation but arrives after: its handler
+ * asks only whether the type is asynchronous.  cyclock__unshield() gives
+ * all three back, cancellation first; a cancel that came meanwhile acts
+ * there, once the section is done.  Not async-signal-safe.
+ */
+void cyclock__shield(struct cyclock__shield *s)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &s->mask);
+	pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, &s->cancel_type);
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &s->cancel_state);
+}
+
+void cyclock__unshield(const struct cyclock__shield *s)
+{
+	pthread_setcancelstate(s->cancel_state, NULL);
+	pthread_setcanceltype(s->cancel_type, NULL);
+	pthread_sigmask(SIG_SETMASK, &s->mask, NULL);
+}
+
 uint64_t cyclock__kernel_ns(clockid_t id)
 {
 	struct timespec ts;

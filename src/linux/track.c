@@ -24,7 +24,6 @@
  * leaps inside a segment is caught at its horizon.
  */
 #define _GNU_SOURCE
-#include <signal.h>
 #include <sys/timex.h>
 
 #include "internal.h"
@@ -565,8 +564,8 @@ void cyclock__writer_done(void)
  * A resync of @tr, unless another thread is at one (false); @went_back: a
  * reader saw the counter far before the segment, so leave it.  The kernel
  * is read before the flag is taken, so the flag is held for a few hundred
- * ns, with every signal blocked: a handler cannot interrupt the writer
- * and then longjmp out, leaving the flag taken.
+ * ns, shielded (cyclock__shield()): neither a handler that longjmps out
+ * nor a cancel can end the writer with the flag taken.
  */
 bool cyclock__resync(struct cyclock__track *tr, bool went_back)
 {
@@ -575,7 +574,7 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back)
 	struct cyclock__kadj a = { 0 };
 	bool mono = tr->id == CLOCK_MONOTONIC, offsets;
 	uint64_t off[2];
-	sigset_t all, old;
+	struct cyclock__shield shield;
 	uint32_t me = cyclock__pid();
 	uint32_t seq0 = atomic_load_explicit(&tr->tl->seq, memory_order_relaxed);
 
@@ -595,16 +594,15 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back)
 		cyclock__kernel_adj(&a);
 	else
 		a.known = false;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
+	cyclock__shield(&shield);
 	if (!cyclock__writer_try(me)) {
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		cyclock__unshield(&shield);
 		return false;
 	}
 	/* Another thread published since the sample: it was the resync. */
 	if (atomic_load_explicit(&tr->tl->seq, memory_order_relaxed) != seq0) {
 		cyclock__writer_done();
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		cyclock__unshield(&shield);
 		return true;
 	}
 	if (offsets) {
@@ -616,7 +614,7 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back)
 	off[1] = cyclock__host.off_boot;
 	track_refresh(tr, &s, mono ? &a : &tr->adj, mono ? off : NULL, went_back);
 	cyclock__writer_done();
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	cyclock__unshield(&shield);
 	return true;
 }
 

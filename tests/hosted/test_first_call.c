@@ -18,6 +18,9 @@
  * - longjmp: a second thread sends SIGUSR1 again and again while the main
  *   thread makes its first call; the handler reads cyclock_now() and
  *   siglongjmp()s out of whatever it interrupted;
+ * - cancelled resync: a thread resyncing in a tight loop, with
+ *   asynchronous cancellation, is cancelled at a random moment, again and
+ *   again; the writer flag must be free after each;
  * - raw fork: a process resyncs in a tight loop on one thread and reads on
  *   another while its main thread forks with syscall(SYS_fork) (no fork
  *   handler runs); each child, alone, must keep cyclock_now() on the
@@ -249,8 +252,8 @@ static int cancel_child(int i)
 
 		fprintf(stderr, "child %d: the cancelled thread left the initialisation busy "
 			"(init_pid %u, this process %u: %s)\n", i, (unsigned)pid, (unsigned)getpid(),
-			pid ? "it ended inside the initialisation, past where cancellation is disabled"
-			    : "it ended between taking the state and disabling cancellation");
+			pid ? "it ended inside the initialisation, which runs shielded"
+			    : "it ended between taking the state and recording its process");
 	}
 	if (check_recovered(i))
 		return CHILD_FAILED;
@@ -384,6 +387,72 @@ static void longjmp_out_of_the_first_call(void **unused)
 	printf("longjmp: %d first calls returned at once, %d after handlers jumped out\n",
 	       tally[0], tally[1]);
 	assert_true(tally[1] > 0);
+}
+
+/* ---- A thread cancelled while it resyncs. ---- */
+
+#define RESYNC_CANCELS 300
+
+static atomic_ulong victim_resyncs;
+
+static void *resync_victim(void *unused)
+{
+	(void)unused;
+	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+	for (;;) {
+		cyclock_resync();
+		atomic_fetch_add_explicit(&victim_resyncs, 1, memory_order_relaxed);
+	}
+	return NULL;
+}
+
+/* The cancelling process: a fresh child of the test, 0, CHILD_FAILED, or 77. */
+static int resync_cancel_child(int unused)
+{
+	uint32_t held;
+	pthread_t t;
+
+	(void)unused;
+	alarm(6 * WATCHDOG_S);
+	if (cyclock_init(0) != CYCLOCK_USING_COUNTER) {
+		printf("the kernel's clocks are in use (%s): no resync to interrupt\n",
+		       cyclock_describe());
+		return 77;
+	}
+	for (int i = 0; i < RESYNC_CANCELS; i++) {
+		unsigned long before = atomic_load(&victim_resyncs);
+
+		if (pthread_create(&t, NULL, resync_victim, NULL))
+			return child_fail(i, "pthread_create failed");
+		while (atomic_load(&victim_resyncs) == before)
+			;
+		spin_ns(rng() % 20000);
+		pthread_cancel(t);
+		pthread_join(t, NULL);
+		held = atomic_load(&cyclock__host.writer);
+		if (held)
+			return child_fail(i, "a cancelled resync left the writer flag held "
+					  "(pid %u)", (unsigned)held);
+	}
+	printf("%d resyncing threads cancelled (%lu resyncs)\n", RESYNC_CANCELS,
+	       atomic_load(&victim_resyncs));
+	return check_recovered(RESYNC_CANCELS);
+}
+
+static void cancelled_while_resyncing(void **unused)
+{
+	int r;
+
+	(void)unused;
+#ifdef FIRST_CALL_TSAN
+	/* Deferred cancellation cannot act inside a resync (it has no
+	 * cancellation point), and ThreadSanitizer allows no other. */
+	skip();
+#endif
+	r = in_child(resync_cancel_child, 0);
+	if (r == 77)
+		skip();
+	assert_int_equal(r, 0);
 }
 
 /* ---- A raw fork while a thread resyncs. ---- */
@@ -620,6 +689,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(cancelled_in_the_first_call),
 		cmocka_unit_test(longjmp_out_of_the_first_call),
+		cmocka_unit_test(cancelled_while_resyncing),
 		cmocka_unit_test(raw_fork_while_resyncing),
 	};
 
