@@ -106,9 +106,26 @@ static uint64_t advance_to(struct cyclock_percpu_slot *slot, uint64_t val)
 	return max_u64(old, val);
 }
 
+static cyclock_percpu_fn mode_of(const struct cyclock_percpu *pc);
+
+/*
+ * The raw clock.  A reader that found the stable mode and then ran on
+ * (preempted, say) while another CPU switched to unstable reads the raw
+ * clock after the switch's last stamp: it looks at the mode again and, if
+ * it changed, raises this CPU's clock to its value before returning it,
+ * so that no unstable read on the CPU comes out below it.  One more load,
+ * of the line read() itself came from.
+ */
 static uint64_t read_stable(struct cyclock_percpu *pc, unsigned int cpu)
 {
-	return cpu < pc->nr_cpus ? cyclock_read_inline(pc->raw) : 0;
+	uint64_t v;
+
+	if (cpu >= pc->nr_cpus)
+		return 0;
+	v = cyclock_read_inline(pc->raw);
+	if (cyclock_unlikely(mode_of(pc) != read_stable))
+		return advance_to(&pc->slot[cpu], v);
+	return v;
 }
 
 /* sched_clock_local(): extrapolate from the last tick, clamp, publish. */
@@ -229,7 +246,10 @@ int cyclock_percpu_set_unstable(struct cyclock_percpu *pc, unsigned int cpu, uin
 		/* A reader that found the stable mode before that store returned
 		 * the raw clock as late as now, after the stamp above: no CPU's
 		 * clock may start below what it returned (a later tick whose
-		 * reference lags its raw read would otherwise pull it back). */
+		 * reference lags its raw read would otherwise pull it back).  A
+		 * reader later still sees the store (read_stable()); the fence
+		 * keeps this read of the raw clock after it. */
+		atomic_thread_fence(memory_order_seq_cst);
 		now = cyclock_read_inline(pc->raw);
 		for (unsigned int i = 0; i < pc->nr_cpus; i++)
 			advance_to(&pc->slot[i], now);
