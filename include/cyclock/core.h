@@ -32,6 +32,7 @@ extern "C" {
 
 /* Negative return values of the functions that can refuse their input. */
 #define CYCLOCK_EINVAL (-22)  /* a NULL pointer, a width of 0 or > 64, a zero rate, a bad CPU */
+#define CYCLOCK_EBUSY (-16)   /* a source of a higher rating is registered */
 #define CYCLOCK_ERANGE (-34)  /* a rate the engine cannot convert to nanoseconds */
 #define CYCLOCK_ENOTSUP (-95) /* not available on this target (per-CPU mode without 64-bit atomics) */
 
@@ -51,7 +52,7 @@ struct cyclock_source {
 	void *priv;                                         /* for read()'s own use */
 	uint64_t rate_hz;                                   /* counts per second, > 0 */
 	unsigned int bits;                                  /* counter width, 1..64 */
-	int rating;                                         /* higher is better */
+	int rating; /* higher is better: a lower one does not replace it (cyclock_register()) */
 };
 
 /* A 64-bit latch-protected value; see CYCLOCK_U64_IS_SPLIT in deps.h. */
@@ -93,6 +94,7 @@ struct cyclock_cold {
 	const struct cyclock_source *src; /* registered source, NULL if none */
 	struct cyclock_u64 wrap_ns;       /* update at least this often; 0 if no source */
 	uint64_t mask;
+	uint64_t error_ppt; /* mult / 2^shift against 1e9 / rate, parts per trillion */
 	uint32_t mult;
 	uint32_t shift;
 	bool suspended;
@@ -127,16 +129,53 @@ struct cyclock {
  * later one continues from the value the clock has when it is switched:
  * the new source's counter is read first, so the clock moves ahead by the
  * few ns between the two reads and never back, even for concurrent readers.
- * Chooses mult/shift and the wrap interval: the longest interval, up to an
- * hour and within half the counter's period, over which converting the
- * whole interval is within 1 ns of exact before the final truncation (a
- * rate beyond ~37 GHz settles for 1 s and a larger error).  Registering
- * while suspended takes effect at resume.
+ * A source of a lower rating than the registered one's is refused
+ * (CYCLOCK_EBUSY), as the kernel keeps its best clocksource; an equal or
+ * higher one replaces it.  Registering while suspended takes effect at
+ * resume.
+ *
+ * Chooses mult/shift and the update interval, cyclock_wrap_ns(): as long
+ * as the counter allows, up to an hour, so that firmware wakes up rarely.
+ * The hard limit is the lesser of half the counter's period (a counter a
+ * little behind the epoch reads as the epoch, see cyclock_read()) and the
+ * delta whose conversion would overflow 64 bits; the interval is that
+ * limit less 12.5%, a margin for late updates.  The shift is the largest
+ * that still allows the interval, so the rate, mult / 2^shift against
+ * 1e9 / rate_hz, is as fine as that interval permits.  Only where the rate
+ * would then be off by more than 100 ppb (the fastest 64-bit counters:
+ * above about 1 GHz at an hour) is the interval shortened, to the longest
+ * whose rate is within 100 ppb, never below a second; so for every rate
+ * up to 1 THz the rate is within 100 ppb.  Updates themselves lose
+ * nothing (the epoch carries the truncated fraction): the rate's error is
+ * the clock's whole error against the nominal rate_hz.
+ *
  * Not async-signal-safe: may spin while another writer finishes.
- * Returns 0, CYCLOCK_EINVAL (NULL clk/src/read, bits 0 or > 64, rate 0) or
- * CYCLOCK_ERANGE (one count shorter than 2^-32 ns); on error @clk is as it was.
+ * Returns 0, CYCLOCK_EINVAL (NULL clk/src/read, bits 0 or > 64, rate 0),
+ * CYCLOCK_ERANGE (one count shorter than 2^-32 ns) or CYCLOCK_EBUSY; on
+ * error @clk is as it was.
  */
 CYCLOCK_API int cyclock_register(struct cyclock *clk, const struct cyclock_source *src);
+
+/* What cyclock_register_opts() may be asked; zero-initialised, cyclock_register(). */
+struct cyclock_register_opts {
+	/*
+	 * Update at least this often, 0 for as rarely as the counter allows:
+	 * a shorter interval buys a larger shift, so a finer rate, for a
+	 * caller that updates often anyway.  At least one count.
+	 */
+	uint64_t max_interval_ns;
+	unsigned int flags; /* CYCLOCK_REGISTER_FORCE */
+};
+
+/* Replace the registered source whatever its rating. */
+#define CYCLOCK_REGISTER_FORCE 1u
+
+/*
+ * cyclock_register() with @opts (NULL: the defaults).  Also CYCLOCK_EINVAL
+ * for an unknown flag.
+ */
+CYCLOCK_API int cyclock_register_opts(struct cyclock *clk, const struct cyclock_source *src,
+				      const struct cyclock_register_opts *opts);
 
 /*
  * Nanoseconds since the first registration.  Wait-free for practical
@@ -191,8 +230,10 @@ CYCLOCK_API uint64_t cyclock_cyc_to_ns(uint64_t cyc, uint32_t mult, uint32_t shi
 
 /*
  * The kernel-style line for @clk's registered source:
- * "32 bits at 1000000000 Hz, resolution 1 ns, wraps every 1879048192 ns"
- * (a resolution under 1000 ns that is not whole gets three decimals).
+ * "32 bits at 19200000 Hz, resolution 52.083 ns, update every 97867093324 ns,
+ * rate within 0.096 ppb": the update interval (cyclock_wrap_ns()) and how
+ * far mult / 2^shift is from the nominal rate, rounded up to 0.001 ppb (a
+ * resolution under 1000 ns that is not whole gets three decimals too).
  * Writes at most @len bytes including the NUL; returns the length of the
  * whole line, as snprintf() does.  Call it from the writer's context.
  */

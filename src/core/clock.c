@@ -108,26 +108,50 @@ static int check_source(const struct cyclock_source *src)
 	return 0;
 }
 
-int cyclock_register(struct cyclock *clk, const struct cyclock_source *src)
+/* Whether @src may replace the registered source (the writer's flag is held). */
+static bool may_replace(const struct cyclock *clk, const struct cyclock_source *src,
+			unsigned int flags)
 {
+	const struct cyclock_source *cur = clk->cold.src;
+
+	return !cur || src->rating >= cur->rating || (flags & CYCLOCK_REGISTER_FORCE);
+}
+
+int cyclock_register_opts(struct cyclock *clk, const struct cyclock_source *src,
+			  const struct cyclock_register_opts *opts)
+{
+	uint64_t max_ns = opts ? opts->max_interval_ns : 0;
+	unsigned int flags = opts ? opts->flags : 0;
 	struct cyclock__scale sc;
 	int err = clk ? check_source(src) : CYCLOCK_EINVAL;
 
+	if (!err && (flags & ~CYCLOCK_REGISTER_FORCE))
+		err = CYCLOCK_EINVAL;
 	if (!err)
-		err = cyclock__choose_scale(&sc, src->rate_hz, src->bits);
+		err = cyclock__choose_scale(&sc, src->rate_hz, src->bits, max_ns);
 	if (err)
 		return err;
 
 	cyclock__writer_lock(&clk->writer);
+	if (!may_replace(clk, src, flags)) {
+		cyclock__writer_unlock(&clk->writer);
+		return CYCLOCK_EBUSY;
+	}
 	clk->cold.src = src;
 	clk->cold.mask = sc.mask;
 	clk->cold.mult = sc.mult;
 	clk->cold.shift = sc.shift;
+	clk->cold.error_ppt = sc.error_ppt;
 	cyclock__store64(&clk->cold.wrap_ns, sc.wrap_ns);
 	if (!clk->cold.suspended) /* else resume() starts it */
 		start_source(clk);
 	cyclock__writer_unlock(&clk->writer);
 	return 0;
+}
+
+int cyclock_register(struct cyclock *clk, const struct cyclock_source *src)
+{
+	return cyclock_register_opts(clk, src, NULL);
 }
 
 uint64_t cyclock_read(const struct cyclock *clk)

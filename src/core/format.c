@@ -37,22 +37,28 @@ static void put_u64(struct sink *s, uint64_t v)
 	put_str(s, digits);
 }
 
-/* 1e9 / rate ns: whole when exact or >= 1000 ns, else with three decimals. */
-static void put_resolution(struct sink *s, uint64_t rate_hz)
+/* @milli thousandths, with three decimals. */
+static void put_milli(struct sink *s, uint64_t milli)
 {
-	uint64_t milli = (1000 * CYCLOCK_NSEC_PER_SEC + rate_hz / 2) / rate_hz;
 	char frac[4] = { 0 };
 
-	if (CYCLOCK_NSEC_PER_SEC % rate_hz == 0 || milli >= 1000 * 1000) {
-		put_u64(s, (CYCLOCK_NSEC_PER_SEC + rate_hz / 2) / rate_hz);
-		return;
-	}
 	put_u64(s, milli / 1000);
 	frac[0] = (char)('0' + milli / 100 % 10);
 	frac[1] = (char)('0' + milli / 10 % 10);
 	frac[2] = (char)('0' + milli % 10);
 	put_str(s, ".");
 	put_str(s, frac);
+}
+
+/* 1e9 / rate ns: whole when exact or >= 1000 ns, else with three decimals. */
+static void put_resolution(struct sink *s, uint64_t rate_hz)
+{
+	uint64_t milli = (1000 * CYCLOCK_NSEC_PER_SEC + rate_hz / 2) / rate_hz;
+
+	if (CYCLOCK_NSEC_PER_SEC % rate_hz == 0 || milli >= 1000 * 1000)
+		put_u64(s, (CYCLOCK_NSEC_PER_SEC + rate_hz / 2) / rate_hz);
+	else
+		put_milli(s, milli);
 }
 
 size_t cyclock_format_summary(const struct cyclock *clk, char *buf, size_t len)
@@ -68,9 +74,11 @@ size_t cyclock_format_summary(const struct cyclock *clk, char *buf, size_t len)
 		put_u64(&s, src->rate_hz);
 		put_str(&s, " Hz, resolution ");
 		put_resolution(&s, src->rate_hz);
-		put_str(&s, " ns, wraps every ");
+		put_str(&s, " ns, update every ");
 		put_u64(&s, cyclock_wrap_ns(clk));
-		put_str(&s, " ns");
+		put_str(&s, " ns, rate within ");
+		put_milli(&s, clk->cold.error_ppt); /* ppt as ppb */
+		put_str(&s, " ppb");
 	}
 	if (len)
 		buf[s.pos < len ? s.pos : len - 1] = '\0';

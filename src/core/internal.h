@@ -10,17 +10,24 @@
 /*
  * How a source's counts become nanoseconds: ns = (delta * mult) >> shift
  * for any delta up to wrap_cyc, which takes wrap_ns to accumulate.
+ * mult / 2^shift is off from 1e9 / rate by error_ppt parts per trillion.
  */
 struct cyclock__scale {
 	uint64_t mask;
 	uint64_t wrap_cyc;
 	uint64_t wrap_ns;
+	uint64_t error_ppt;
 	uint32_t mult;
 	uint32_t shift;
 };
 
-/* Choose @sc for a counter of @bits at @rate_hz (both already validated). */
-int cyclock__choose_scale(struct cyclock__scale *sc, uint64_t rate_hz, unsigned int bits);
+/*
+ * Choose @sc for a counter of @bits at @rate_hz (both already validated),
+ * updated at most every @max_interval_ns (0: as rarely as the counter
+ * allows, up to an hour).  CYCLOCK_ERANGE if no mult fits.
+ */
+int cyclock__choose_scale(struct cyclock__scale *sc, uint64_t rate_hz, unsigned int bits,
+			  uint64_t max_interval_ns);
 
 /* Write the decimal digits of @v into @buf (at least 20 bytes); returns their count. */
 size_t cyclock__utoa(char *buf, uint64_t v);

@@ -56,9 +56,12 @@ for key in cyclock resolution trusted kernel clocksource virtualization cpu cach
 	grep -qE "^$key " "$out" || cli_fail "info lacks '$key': $(cat "$out")"
 done
 if grep -q '^trusted  *yes' "$out"; then
-	for key in counter conversion wrap; do
+	for key in counter conversion wrap engine; do
 		grep -qE "^$key " "$out" || cli_fail "info lacks '$key'"
 	done
+	# The engine's choice for this counter: its update interval and rate error.
+	grep -qE '^engine +64 bits at [0-9]+ Hz, resolution .* ns, update every [0-9]+ ns, rate within [0-9]+\.[0-9]{3} ppb$' "$out" ||
+		cli_fail "info's engine line: $(grep '^engine' "$out")"
 fi
 CYCLOCK_SOURCE=kernel cli_run info
 ((rc == 0)) && grep -qE '^trusted  *no, .*CYCLOCK_SOURCE' "$out" ||

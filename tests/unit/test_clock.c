@@ -28,7 +28,7 @@ static uint64_t wrap_counts(uint64_t rate_hz, unsigned int bits)
 {
 	struct cyclock__scale sc;
 
-	assert_int_equal(cyclock__choose_scale(&sc, rate_hz, bits), 0);
+	assert_int_equal(cyclock__choose_scale(&sc, rate_hz, bits, 0), 0);
 	return sc.wrap_cyc;
 }
 
@@ -61,33 +61,42 @@ static void first_source_starts_at_zero_and_counts(void **state)
 }
 
 /*
- * Drive @sim through @wraps wraps of its counter with reads and updates at
- * random points, the update never later than the wrap interval.  Each read
- * must equal floor(total * mult / 2^shift): updates carry the truncated
- * fraction, so the clock is an exact function of the counts.  It must
- * never go backwards, and stay within 1 ns per wrap interval elapsed (the
- * scale's bound) plus 1 ns of rounding of the exact total * 1e9 / rate.
+ * Drive @sim through @wraps wraps of its counter (or as many update
+ * intervals, for a counter too wide to wrap) with reads and updates at
+ * random points, the update never later than the wrap interval and at its
+ * very end a quarter of the time.  Each read must equal floor(total *
+ * mult / 2^shift): updates carry the truncated fraction, so the clock is
+ * an exact function of the counts.  It must never go backwards, and stay
+ * within the scale's rate error (error_ppt) of the exact total * 1e9 /
+ * rate, plus 1 ns of rounding.
  */
 static void run_through_wraps(struct sim_counter *sim, uint64_t wraps, uint64_t seed)
 {
 	struct cyclock__scale sc;
-	uint64_t rng = seed, since_update = 0, last = 0, reads = 0;
+	uint64_t rng = seed, since_update = 0, last = 0, reads = 0, updates = 0;
 	uint64_t period = sim->src.bits == 64 ? UINT64_MAX : 1ull << sim->src.bits;
+	bool wide;
 
-	assert_int_equal(cyclock__choose_scale(&sc, sim->src.rate_hz, sim->src.bits), 0);
+	assert_int_equal(cyclock__choose_scale(&sc, sim->src.rate_hz, sim->src.bits, 0), 0);
+	wide = period / sc.wrap_cyc > 64; /* would take more than 64 intervals to wrap */
 	assert_int_equal(cyclock_register(&clk, &sim->src), 0);
-	while (sim->count / period < wraps) {
-		uint64_t step = prng_upto(&rng, sc.wrap_cyc - since_update);
+	while (wide ? updates < wraps : sim->count / period < wraps) {
+		uint64_t left = sc.wrap_cyc - since_update;
+		uint64_t step = prng_next(&rng) % 4 == 0 ? left : prng_upto(&rng, left);
 		unsigned __int128 exact_num = (unsigned __int128)sim->count * 1000000000u;
 		unsigned __int128 model = ((unsigned __int128)sim->count * sc.mult) >> sc.shift;
-		uint64_t ns = cyclock_read(&clk), intervals = sim->count / sc.wrap_cyc + 1;
+		uint64_t ns = cyclock_read(&clk);
 		__int128 err = (__int128)((unsigned __int128)ns * sim->src.rate_hz) - (__int128)exact_num;
+		/* error_ppt of the exact ns, in the same units (ns * rate). */
+		const uint64_t tera = 1000000000000u;
+		unsigned __int128 allowed = exact_num / tera * sc.error_ppt +
+					    exact_num % tera * sc.error_ppt / tera;
 
 		assert_true(ns == (uint64_t)model);
 		assert_true(ns >= last);
 		if (err < 0)
 			err = -err;
-		assert_true(err <= (__int128)(intervals + 1) * sim->src.rate_hz);
+		assert_true((unsigned __int128)err <= allowed + sim->src.rate_hz);
 		last = ns;
 		reads++;
 		sim->count += step;
@@ -95,6 +104,7 @@ static void run_through_wraps(struct sim_counter *sim, uint64_t wraps, uint64_t 
 		if (since_update == sc.wrap_cyc || prng_next(&rng) % 4 == 0) {
 			cyclock_update(&clk);
 			since_update = 0;
+			updates++;
 		}
 	}
 	assert_true(reads > wraps);
@@ -111,19 +121,48 @@ static void narrow_1ghz_counter_survives_1000_wraps(void **state)
 	assert_int_equal(cyclock_read(&clk), sim.count);
 }
 
-static void narrow_inexact_counters_survive_wraps(void **state)
+struct counter_case {
+	const char *name;
+	uint64_t rate_hz;
+	unsigned int bits;
+	uint64_t seed;
+};
+
+/* run_through_wraps() for each of @n counters, each on a fresh clock. */
+static void run_counters(const struct counter_case *c, size_t n)
 {
 	struct sim_counter sim;
 
+	for (size_t i = 0; i < n; i++) {
+		memset(&clk, 0, sizeof(clk));
+		sim_init(&sim, c[i].name, c[i].rate_hz, c[i].bits);
+		run_through_wraps(&sim, 1000, c[i].seed);
+	}
+}
+
+static void narrow_inexact_counters_survive_wraps(void **state)
+{
+	static const struct counter_case c[] = {
+		{ "24-bit 19.2 MHz", 19200000, 24, 42 },
+		{ "32-bit 2.6 GHz", 2600000000u, 32, 7 },
+		{ "16-bit 32768 Hz", 32768, 16, 99 },
+	};
+
 	(void)state;
-	sim_init(&sim, "24-bit 19.2 MHz", 19200000, 24);
-	run_through_wraps(&sim, 1000, 42);
-	memset(&clk, 0, sizeof(clk));
-	sim_init(&sim, "32-bit 2.6 GHz", 2600000000u, 32);
-	run_through_wraps(&sim, 1000, 7);
-	memset(&clk, 0, sizeof(clk));
-	sim_init(&sim, "16-bit 32768 Hz", 32768, 16);
-	run_through_wraps(&sim, 1000, 99);
+	run_counters(c, sizeof(c) / sizeof(c[0]));
+}
+
+/* Wide counters, updated at intervals of up to an hour: 1000 of them. */
+static void wide_counters_stay_exact_over_1000_intervals(void **state)
+{
+	static const struct counter_case c[] = {
+		{ "56-bit 24 MHz", 24000000, 56, 5 },
+		{ "64-bit 2.6 GHz", 2600000000u, 64, 11 },
+		{ "64-bit 4.8 GHz", 4800000000u, 64, 13 },
+	};
+
+	(void)state;
+	run_counters(c, sizeof(c) / sizeof(c[0]));
 }
 
 /* An update as late as the wrap interval allows still converts correctly. */
@@ -304,6 +343,71 @@ static void bad_input_is_refused_and_changes_nothing(void **state)
 	assert_int_equal(bad.reads, 0);
 }
 
+static void expect_refused_opts(const struct cyclock_source *src,
+				const struct cyclock_register_opts *opts, int err)
+{
+	struct cyclock before;
+
+	memcpy(&before, &clk, sizeof(clk));
+	assert_int_equal(cyclock_register_opts(&clk, src, opts), err);
+	assert_memory_equal(&before, &clk, sizeof(clk));
+}
+
+/* A lower rating does not replace a higher one, unless forced. */
+static void a_lower_rated_source_is_refused_unless_forced(void **state)
+{
+	static const struct cyclock_register_opts force = { .flags = CYCLOCK_REGISTER_FORCE };
+	static const struct cyclock_register_opts unknown = { .flags = 2 };
+	struct sim_counter good, worse, same, better;
+
+	(void)state;
+	sim_init(&good, "good", 1000000000, 64);
+	sim_init(&worse, "worse", 32768, 32);
+	sim_init(&same, "same", 1000000, 64);
+	sim_init(&better, "better", 1000000000, 64);
+	worse.src.rating = good.src.rating - 1;
+	better.src.rating = good.src.rating + 1;
+	assert_int_equal(cyclock_register(&clk, &good.src), 0);
+	good.count = 1000;
+
+	expect_refused(&worse.src, CYCLOCK_EBUSY);
+	expect_refused_opts(&worse.src, NULL, CYCLOCK_EBUSY);
+	expect_refused_opts(&worse.src, &unknown, CYCLOCK_EINVAL);
+	assert_int_equal(worse.reads, 0);
+	assert_int_equal(cyclock_read(&clk), 1000);
+
+	/* An equal rating replaces (a source re-registered at a new rate). */
+	assert_int_equal(cyclock_register(&clk, &same.src), 0);
+	same.count += 1; /* 1 us */
+	assert_int_equal(cyclock_read(&clk), 2000);
+	assert_int_equal(cyclock_register(&clk, &better.src), 0);
+	expect_refused(&same.src, CYCLOCK_EBUSY);
+	/* Forced, the worst goes in, and continues from the clock's value. */
+	assert_int_equal(cyclock_register_opts(&clk, &worse.src, &force), 0);
+	assert_int_equal(cyclock_read(&clk), 2000);
+	assert_true(clk.cold.src == &worse.src);
+}
+
+/* A maximum interval at registration is kept, and buys a finer rate. */
+static void a_maximum_interval_is_kept(void **state)
+{
+	struct cyclock_register_opts opts = { .max_interval_ns = 6000000000ull };
+	struct sim_counter sim;
+	uint64_t def_ppt, def_wrap;
+
+	(void)state;
+	sim_init(&sim, "arm timer", 19200000, 56);
+	assert_int_equal(cyclock_register(&clk, &sim.src), 0);
+	def_ppt = clk.cold.error_ppt;
+	def_wrap = cyclock_wrap_ns(&clk);
+	assert_int_equal(cyclock_register_opts(&clk, &sim.src, &opts), 0);
+	assert_true(cyclock_wrap_ns(&clk) <= opts.max_interval_ns);
+	assert_true(cyclock_wrap_ns(&clk) < def_wrap);
+	assert_true(clk.cold.error_ppt < def_ppt);
+	sim.count += 19200000; /* one second, at the finer rate's conversion */
+	assert_true(cyclock_read(&clk) + 1 >= 1000000000 && cyclock_read(&clk) <= 1000000000);
+}
+
 static void limits_of_width_and_rate_are_accepted(void **state)
 {
 	struct sim_counter sim;
@@ -337,6 +441,7 @@ int main(void)
 		cmocka_unit_test_setup(first_source_starts_at_zero_and_counts, reset_clock),
 		cmocka_unit_test_setup(narrow_1ghz_counter_survives_1000_wraps, reset_clock),
 		cmocka_unit_test_setup(narrow_inexact_counters_survive_wraps, reset_clock),
+		cmocka_unit_test_setup(wide_counters_stay_exact_over_1000_intervals, reset_clock),
 		cmocka_unit_test_setup(update_at_the_wrap_limit, reset_clock),
 		cmocka_unit_test_setup(switching_sources_does_not_jump, reset_clock),
 		cmocka_unit_test_setup(suspend_freezes_and_resume_continues, reset_clock),
@@ -344,6 +449,8 @@ int main(void)
 		cmocka_unit_test_setup(register_while_suspended_starts_at_resume, reset_clock),
 		cmocka_unit_test_setup(counter_behind_the_epoch_reads_the_epoch, reset_clock),
 		cmocka_unit_test_setup(bad_input_is_refused_and_changes_nothing, reset_clock),
+		cmocka_unit_test_setup(a_lower_rated_source_is_refused_unless_forced, reset_clock),
+		cmocka_unit_test_setup(a_maximum_interval_is_kept, reset_clock),
 		cmocka_unit_test_setup(limits_of_width_and_rate_are_accepted, reset_clock),
 	};
 

@@ -59,12 +59,27 @@ static struct cyclock_source source(uint64_t rate_hz, unsigned int bits)
 	return src;
 }
 
+/*
+ * How far the registered mult / 2^shift is from 1e9 / rate, in parts per
+ * trillion rounded up, recomputed here in 128 bits.
+ */
+static uint64_t error_ppt(const struct cyclock *clk, uint64_t rate)
+{
+	unsigned __int128 a = (unsigned __int128)clk->cold.mult * rate;
+	unsigned __int128 b = (unsigned __int128)1000000000u << clk->cold.shift;
+	unsigned __int128 d = (a > b ? a - b : b - a) * 1000;
+
+	return (uint64_t)((d + ((unsigned __int128)1 << clk->cold.shift) - 1) >> clk->cold.shift);
+}
+
 /* The whole line for @clk, as the contract spells it, with @res as the resolution. */
 static void expected_line(char *buf, size_t len, const struct cyclock *clk,
 			  const struct cyclock_source *src, const char *res)
 {
-	int n = snprintf(buf, len, "%u bits at %" PRIu64 " Hz, resolution %s ns, wraps every %"
-			 PRIu64 " ns", src->bits, src->rate_hz, res, cyclock_wrap_ns(clk));
+	uint64_t ppt = error_ppt(clk, src->rate_hz);
+	int n = snprintf(buf, len, "%u bits at %" PRIu64 " Hz, resolution %s ns, update every %"
+			 PRIu64 " ns, rate within %" PRIu64 ".%03" PRIu64 " ppb", src->bits,
+			 src->rate_hz, res, cyclock_wrap_ns(clk), ppt / 1000, ppt % 1000);
 
 	assert_true(n > 0 && (size_t)n < len);
 }
@@ -88,12 +103,28 @@ static void test_summary_of_32_bits_at_1ghz_is_the_kernel_line(void **state)
 
 	(void)state;
 	assert_int_equal(cyclock_register(&clk, &src), 0);
-	assert_true(cyclock_wrap_ns(&clk) > 0);
-	snprintf(want, sizeof(want),
-		 "32 bits at 1000000000 Hz, resolution 1 ns, wraps every %" PRIu64 " ns",
-		 cyclock_wrap_ns(&clk));
+	/* Half the 32-bit period less 12.5%; 1 GHz is exact in binary. */
+	snprintf(want, sizeof(want), "32 bits at 1000000000 Hz, resolution 1 ns, update every "
+		 "1879048192 ns, rate within 0.000 ppb");
 	assert_int_equal(cyclock_format_summary(&clk, buf, sizeof(buf)), strlen(want));
 	assert_string_equal(buf, want);
+}
+
+/* An arm timer: 2^26 * 1e9 / 19.2e6 is 3495253333.3, so the rate is off by
+ * 0.3 / 3495253333 of itself, 0.095 ppb, shown rounded up. */
+static void test_summary_gives_the_update_interval_and_the_rate_error(void **state)
+{
+	static struct cyclock clk;
+	struct cyclock_source src = source(19200000, 32);
+	char buf[160];
+	size_t n;
+
+	(void)state;
+	assert_int_equal(cyclock_register(&clk, &src), 0);
+	n = cyclock_format_summary(&clk, buf, sizeof(buf));
+	assert_int_equal(n, strlen(buf));
+	assert_string_equal(buf, "32 bits at 19200000 Hz, resolution 52.083 ns, update every "
+				 "97867093324 ns, rate within 0.096 ppb");
 }
 
 /*
@@ -287,6 +318,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_summary_without_source_says_so),
 		cmocka_unit_test(test_summary_of_32_bits_at_1ghz_is_the_kernel_line),
+		cmocka_unit_test(test_summary_gives_the_update_interval_and_the_rate_error),
 		cmocka_unit_test(test_summary_resolution_is_rounded_to_three_decimals_or_whole),
 		cmocka_unit_test(test_summary_prints_each_width),
 		cmocka_unit_test(test_summary_returns_full_length_whatever_len),

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cyclock info: the counter and its frequency (where it came from, how
- * sure), the conversion and its wrap, the counter's real step, whether it
- * is trusted and why, and the machine.
+ * sure), the conversion and its wrap, what the engine would choose for
+ * the counter, the counter's real step, whether it is trusted and why,
+ * and the machine.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -55,6 +56,29 @@ static void print_counter(const struct cyclock__info *in)
 	       (double)in->interval_ns / 1e6, (double)in->max_interval_ns / 1e6);
 	printf("wrap            the 64-bit counter wraps after %s\n",
 	       span_str(ldexp(1, 64) / in->hz, b, sizeof(b)));
+}
+
+static uint64_t read_arch_counter(const struct cyclock_source *src)
+{
+	(void)src;
+	return cyclock_arch_counter();
+}
+
+/* What cyclock_register() (the engine, cyclock/core.h) chooses for this
+ * counter at its frequency: the update interval and the rate's error. */
+static void print_engine(const struct cyclock__info *in)
+{
+	static struct cyclock clk;
+	struct cyclock_source src = { .name = in->counter, .read = read_arch_counter,
+				      .rate_hz = (uint64_t)(in->hz + 0.5), .bits = 64 };
+	char line[160];
+
+	if (cyclock_register(&clk, &src)) {
+		printf("engine          cannot convert %.0f Hz\n", in->hz);
+		return;
+	}
+	cyclock_format_summary(&clk, line, sizeof(line));
+	printf("engine          %s\n", line);
 }
 
 /* The measured step of the counter and of the clocks built on it: the
@@ -141,9 +165,10 @@ int cmd_info(int argc, char **argv)
 
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		puts("usage: cyclock info\n\nThe counter, its frequency (where it came from, "
-		     "uncertainty), mult/shift\nand wrap, the measured step of the counter "
-		     "and clocks, whether the counter\nis trusted and why, the kernel's "
-		     "clocksource, virtualisation, CPU and caches.");
+		     "uncertainty), mult/shift\nand wrap, the engine's update interval and rate "
+		     "error for the counter,\nthe measured step of the counter and clocks, "
+		     "whether the counter is trusted\nand why, the kernel's clocksource, "
+		     "virtualisation, CPU and caches.");
 		return EXIT_OK;
 	}
 	if (argc > 1) {
@@ -154,8 +179,10 @@ int cmd_info(int argc, char **argv)
 	cyclock__get_info(&in);
 	bench_context_fill(&ctx, tool_argv0);
 	printf("cyclock %s (%s build)\n", ctx.version, ctx.build_type);
-	if (in.using_counter == CYCLOCK_USING_COUNTER)
+	if (in.using_counter == CYCLOCK_USING_COUNTER) {
 		print_counter(&in);
+		print_engine(&in);
+	}
 	print_resolution();
 	print_trust(&in);
 	print_machine(&ctx);

@@ -202,7 +202,7 @@ static void sample(struct check *c, const char *why)
 static void start_clock(struct check *c)
 {
 	struct line l;
-	char summary[96];
+	char summary[128];
 	uint64_t period;
 
 	c->start_cyc = c->last_cyc = counter();
