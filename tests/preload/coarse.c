@@ -47,8 +47,10 @@ static int threads_named(const char *name)
 /*
  * @coarse for 200 ms: in order, never above @fine read right after, at
  * most the kernel's coarse resolution @res and two resync intervals (2 ms
- * each) behind it, and stepping (at the kernel's ticks, or at cyclock's
- * resyncs when a tick is newer than the last).  Returns the last reading.
+ * each) behind @fine read right before, and stepping (at the kernel's
+ * ticks, or at cyclock's resyncs when a tick is newer than the last).
+ * The lag is taken from the reading before, so that a preemption between
+ * the reads can only hide a lag, never make one.  Returns the last reading.
  */
 static int64_t ticks(clockid_t coarse, clockid_t fine, int64_t res, int64_t last)
 {
@@ -56,13 +58,13 @@ static int64_t ticks(clockid_t coarse, clockid_t fine, int64_t res, int64_t last
 	int steps = 0;
 
 	while (sys_ns(CLOCK_MONOTONIC) < end) {
-		int64_t c = lib_ns(coarse), f = lib_ns(fine);
+		int64_t f0 = lib_ns(fine), c = lib_ns(coarse), f = lib_ns(fine);
 
 		CHECK(c >= last, "clock %d went back by %lld ns", (int)coarse, (long long)(last - c));
 		CHECK(c <= f, "clock %d read %lld ns, above its fine clock's %lld", (int)coarse,
 		      (long long)c, (long long)f);
-		if (f - c > lag)
-			lag = f - c;
+		if (f0 - c > lag)
+			lag = f0 - c;
 		steps += c > last && last;
 		last = c;
 	}
