@@ -111,6 +111,7 @@ static void start_timelines(double hz, const struct cyclock__sample *s1)
 {
 	struct cyclock__sample sm;
 	struct cyclock__offsets o;
+	bool held;
 
 	setup_scale(hz);
 	cyclock__host.mono.tl = &cyclock__mono;
@@ -124,11 +125,18 @@ static void start_timelines(double hz, const struct cyclock__sample *s1)
 	cyclock__offsets_apply(&o, false);
 	cyclock__sample(CLOCK_MONOTONIC, &sm);
 	atomic_store_explicit(&cyclock__host.offsets_ns, sm.ns, memory_order_relaxed);
+	/* From the first counter segment on, a reader past its horizon may
+	 * resync: the writer flag keeps it out until both timelines and their
+	 * tracking are whole (it reads on, capped, meanwhile).  Nobody else
+	 * can hold it yet, but a raw fork's child of ours may find it held. */
+	held = cyclock__writer_try(cyclock__pid());
 	/* MONOTONIC runs at RAW's rate times what adjtimex says (track.c). */
 	cyclock__track_start(&cyclock__host.mono, &sm);
 	cyclock__track_start(&cyclock__host.raw, s1);
 	/* The rate's baseline starts at init's first sample. */
 	cyclock__host.raw.anchor = cyclock__host.raw.mid = cyclock__host.first_raw;
+	if (held)
+		cyclock__writer_done();
 	cyclock__host.using_counter = true;
 }
 
