@@ -386,7 +386,12 @@ static void longjmp_out_of_the_first_call(void **unused)
 	}
 	printf("longjmp: %d first calls returned at once, %d after handlers jumped out\n",
 	       tally[0], tally[1]);
+#if CYCLOCK_ARCH_HAS_COUNTER
 	assert_true(tally[1] > 0);
+#else
+	/* No counter: the initialisation is a few stores, often over before
+	 * the first signal comes; the children's checks still ran. */
+#endif
 }
 
 /* ---- A thread cancelled while it resyncs. ---- */
