@@ -12,9 +12,10 @@
  * converts with the previous slope; one past the segment's horizon
  * resyncs and reads again from the new segment, or, if another thread is
  * resyncing, extrapolates at the segment's low slope, no further ahead of
- * the kernel than the tolerance (cyclock/hosted.h says why that is safe).  Only kernel mode returns the
- * kernel's clock: a counter-mode read never does, so no value of the
- * kernel's can be above a segment published after it (docs/hosted.md).
+ * the kernel than the tolerance (cyclock/hosted.h says why that is safe).
+ * Only kernel mode returns the kernel's clock: a counter-mode read never
+ * does, so no value of the kernel's can be above a segment published
+ * after it (docs/hosted.md).
  */
 #define _GNU_SOURCE
 #include "internal.h"

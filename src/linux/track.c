@@ -66,14 +66,6 @@ static double adj_ppm(const struct cyclock__kadj *a)
 }
 
 /*
- * A new sample for the rate: the kernel clock's ns per count from the
- * anchor to the newest sample.  The anchor is 0.5 to 1 s old once that
- * much has passed: long enough for the brackets' noise to average out,
- * short enough to follow NTP.  Not before 50 ms (the initial rate is
- * better until then), nor for 500 ms after a change adjtimex stated (the
- * stated rate is: a baseline of 50 ms is 1 ppm of noise).
- */
-/*
  * CLOCK_MONOTONIC's rate as adjtimex states it: RAW's (which never
  * changes, so its estimate has the longest baseline) times the stated
  * ratio.  0 if adjtimex is not known, or for the RAW timeline.
@@ -97,6 +89,14 @@ static double best_rate(const struct cyclock__track *tr, double measured)
 	return measured;
 }
 
+/*
+ * A new sample for the rate: the kernel clock's ns per count from the
+ * anchor to the newest sample.  The anchor is 0.5 to 1 s old once that
+ * much has passed: long enough for the brackets' noise to average out,
+ * short enough to follow NTP.  Not before 50 ms (the initial rate is
+ * better until then), nor for 500 ms after a change adjtimex stated (the
+ * stated rate is: a baseline of 50 ms is 1 ppm of noise).
+ */
 static void take_rate(struct cyclock__track *tr, const struct cyclock__sample *s)
 {
 	tr->last = *s;
@@ -212,9 +212,10 @@ void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sampl
 	zero.off_boot = tr->id == CLOCK_MONOTONIC ? cyclock__host.off_boot : 0;
 	cyclock__kernel_adj(&tr->adj);
 	tr->adj_ppm = tr->adj.known ? adj_ppm(&tr->adj) : 0;
-	/* MONOTONIC runs at RAW's rate times what adjtimex states. */
-	if (tr->id == CLOCK_MONOTONIC)
-		tr->rate *= 1 + tr->adj_ppm * 1e-6;
+	/* MONOTONIC runs at RAW's rate times what adjtimex states (both
+	 * start at the same rate, init.c). */
+	if (stated_rate(tr) > 0)
+		tr->rate = stated_rate(tr);
 	start_fresh(tr, s, &zero);
 }
 
@@ -415,7 +416,7 @@ static void next_segment(struct cyclock__track *tr, const struct cyclock__segv *
  */
 static bool follow_adj(struct cyclock__track *tr, const struct cyclock__kadj *a, bool *moved)
 {
-	double now = a->known ? adj_ppm(a) : tr->adj_ppm, d = now - tr->adj_ppm;
+	double now = a->known ? adj_ppm(a) : tr->adj_ppm, d = now - tr->adj_ppm, stated;
 
 	*moved = a->known && (absd(d) > 0.01 || a->tick != tr->adj.tick);
 	if (!*moved)
@@ -424,8 +425,8 @@ static bool follow_adj(struct cyclock__track *tr, const struct cyclock__kadj *a,
 	tr->adj_ppm = now;
 	if (absd(d) > CYCLOCK_FOLLOW_PPM)
 		return false;
-	tr->rate = stated_rate(tr) > 0 ? stated_rate(tr)
-				       : tr->rate * (1 + now * 1e-6) / (1 + (now - d) * 1e-6);
+	stated = stated_rate(tr);
+	tr->rate = stated > 0 ? stated : tr->rate * (1 + now * 1e-6) / (1 + (now - d) * 1e-6);
 	tr->rate_changes++;
 	return true;
 }

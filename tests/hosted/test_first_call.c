@@ -398,17 +398,45 @@ static void longjmp_out_of_the_first_call(void **unused)
 
 #define RESYNC_CANCELS 300
 
-static atomic_ulong victim_resyncs;
+static atomic_int stop_threads;
+static atomic_ulong resyncs, reads;
+
+/* Resyncs until told to stop (the raw-fork case) or cancelled. */
+static void *resyncer(void *unused)
+{
+	(void)unused;
+	while (!atomic_load_explicit(&stop_threads, memory_order_relaxed)) {
+		cyclock_resync();
+		atomic_fetch_add_explicit(&resyncs, 1, memory_order_relaxed);
+	}
+	return NULL;
+}
 
 static void *resync_victim(void *unused)
 {
-	(void)unused;
 	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
-	for (;;) {
-		cyclock_resync();
-		atomic_fetch_add_explicit(&victim_resyncs, 1, memory_order_relaxed);
-	}
-	return NULL;
+	return resyncer(unused);
+}
+
+/* Initialises; false (and says so) if the kernel's clocks are in use,
+ * since then nothing resyncs. */
+static bool on_the_counter(void)
+{
+	if (cyclock_init(0) == CYCLOCK_USING_COUNTER)
+		return true;
+	printf("the kernel's clocks are in use (%s): no resync to interrupt\n",
+	       cyclock_describe());
+	return false;
+}
+
+/* Runs @fn in a child; skips the case if the child found no counter (77). */
+static void in_child_on_the_counter(int (*fn)(int))
+{
+	int r = in_child(fn, 0);
+
+	if (r == 77)
+		skip();
+	assert_int_equal(r, 0);
 }
 
 /* The cancelling process: a fresh child of the test, 0, CHILD_FAILED, or 77. */
@@ -419,17 +447,14 @@ static int resync_cancel_child(int unused)
 
 	(void)unused;
 	alarm(6 * WATCHDOG_S);
-	if (cyclock_init(0) != CYCLOCK_USING_COUNTER) {
-		printf("the kernel's clocks are in use (%s): no resync to interrupt\n",
-		       cyclock_describe());
+	if (!on_the_counter())
 		return 77;
-	}
 	for (int i = 0; i < RESYNC_CANCELS; i++) {
-		unsigned long before = atomic_load(&victim_resyncs);
+		unsigned long before = atomic_load(&resyncs);
 
 		if (pthread_create(&t, NULL, resync_victim, NULL))
 			return child_fail(i, "pthread_create failed");
-		while (atomic_load(&victim_resyncs) == before)
+		while (atomic_load(&resyncs) == before)
 			;
 		spin_ns(rng() % 20000);
 		pthread_cancel(t);
@@ -440,24 +465,19 @@ static int resync_cancel_child(int unused)
 					  "(pid %u)", (unsigned)held);
 	}
 	printf("%d resyncing threads cancelled (%lu resyncs)\n", RESYNC_CANCELS,
-	       atomic_load(&victim_resyncs));
+	       atomic_load(&resyncs));
 	return check_recovered(RESYNC_CANCELS);
 }
 
 static void cancelled_while_resyncing(void **unused)
 {
-	int r;
-
 	(void)unused;
 #ifdef FIRST_CALL_TSAN
 	/* Deferred cancellation cannot act inside a resync (it has no
 	 * cancellation point), and ThreadSanitizer allows no other. */
 	skip();
 #endif
-	r = in_child(resync_cancel_child, 0);
-	if (r == 77)
-		skip();
-	assert_int_equal(r, 0);
+	in_child_on_the_counter(resync_cancel_child);
 }
 
 /* ---- A raw fork while a thread resyncs. ---- */
@@ -576,19 +596,6 @@ static pid_t raw_fork(void)
 #endif
 }
 
-static atomic_int stop_threads;
-static atomic_ulong resyncs, reads;
-
-static void *resyncer(void *unused)
-{
-	(void)unused;
-	while (!atomic_load_explicit(&stop_threads, memory_order_relaxed)) {
-		cyclock_resync();
-		atomic_fetch_add_explicit(&resyncs, 1, memory_order_relaxed);
-	}
-	return NULL;
-}
-
 static void *reader(void *unused)
 {
 	(void)unused;
@@ -628,11 +635,8 @@ static int raw_fork_parent(int unused)
 
 	(void)unused;
 	alarm(6 * WATCHDOG_S); /* the forks' budget, and one child's watchdog */
-	if (cyclock_init(0) != CYCLOCK_USING_COUNTER) {
-		printf("the kernel's clocks are in use (%s): no resync to interrupt\n",
-		       cyclock_describe());
+	if (!on_the_counter())
 		return 77;
-	}
 	pthread_create(&t[0], NULL, resyncer, NULL);
 	pthread_create(&t[1], NULL, reader, NULL);
 	while (!atomic_load(&resyncs) || !atomic_load(&reads))
@@ -670,8 +674,6 @@ static int raw_fork_parent(int unused)
 
 static void raw_fork_while_resyncing(void **unused)
 {
-	int r;
-
 	(void)unused;
 #ifdef FIRST_CALL_TSAN
 	/* The raw fork bypasses ThreadSanitizer's fork interceptor: the child
@@ -683,10 +685,7 @@ static void raw_fork_while_resyncing(void **unused)
 		printf("qemu-user cannot fork a threaded program: skipped\n");
 		skip();
 	}
-	r = in_child(raw_fork_parent, 0);
-	if (r == 77)
-		skip();
-	assert_int_equal(r, 0);
+	in_child_on_the_counter(raw_fork_parent);
 }
 
 int main(void)

@@ -40,6 +40,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "child.h"
 #include "kclock.h"
 
 #if defined(__SANITIZE_THREAD__)
@@ -138,20 +139,6 @@ static int no_threads_filter(void)
 }
 
 /* ---- Children. ---- */
-
-static int child_failures;
-
-__attribute__((format(printf, 1, 2))) static void child_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	printf("child: ");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	child_failures++;
-}
 
 /* Runs @fn in a child of fork() behind the filter (@before, if not NULL,
  * before the filter); its exit code (0, 1 for a failed check, 77: no

@@ -24,26 +24,13 @@
 
 #include "cyclock.h"
 #include "cyclock/hosted.h"
+#include "child.h"
 #include "kclock.h"
 
 #define CHILD_FAILED 2
 #define RACERS 4 /* threads whose reads are the process's first */
 
 extern char **environ;
-
-static int child_failures;
-
-static void child_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	printf("child: ");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	child_failures++;
-}
 
 /* The one-line description names the source in use; kernel mode says why. */
 static void child_check_describe(int r)
