@@ -21,7 +21,8 @@
  *
  * The stored value only ever rises (coarse_raise()): the ticker's first
  * store, computed a moment earlier on another thread, must not take back
- * a value a reader returned.
+ * a value a reader returned.  So while a ticker runs, a reader that still
+ * found 0 raises the value to what it returns (cyclock__coarse_slow()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,14 +38,14 @@ enum { TICKER_NONE, TICKER_RUNNING, TICKER_FAILED };
 static CYCLOCK_ATOMIC(uint32_t) ticker_state;
 static uint64_t period_ns = 1000 * NSEC_PER_USEC;
 
-/* Raise the value to @ns unless it is already past; returns the value. */
+/* Raise the value to @ns unless it is already past; returns the value.
+ * Sequentially consistent, for cyclock__coarse_slow()'s look at the
+ * ticker's state after it. */
 static uint64_t coarse_raise(uint64_t ns)
 {
 	uint64_t old = atomic_load_explicit(&cyclock__coarse.ns, memory_order_relaxed);
 
-	while (old < ns && !atomic_compare_exchange_weak_explicit(&cyclock__coarse.ns, &old, ns,
-								  memory_order_relaxed,
-								  memory_order_relaxed))
+	while (old < ns && !atomic_compare_exchange_weak(&cyclock__coarse.ns, &old, ns))
 		;
 	return old > ns ? old : ns;
 }
@@ -114,6 +115,9 @@ bool cyclock__coarse_start(void)
 	read_period();
 	if (cyclock__thread_start(&t, true, ticker, NULL)) {
 		atomic_store(&ticker_state, TICKER_FAILED);
+		/* Back to the kernel's coarse clock, which a reader meanwhile
+		 * may have stored: it never reads less than that reader. */
+		atomic_store(&cyclock__coarse.ns, 0);
 		return false;
 	}
 	/* A name for ps -L and top; a thread that never exits keeps @t valid. */
@@ -121,8 +125,8 @@ bool cyclock__coarse_start(void)
 	return true;
 }
 
-/* No ticker: the kernel's coarse clock, on cyclock's timeline (above). */
-uint64_t cyclock__coarse_slow(void)
+/* The kernel's coarse clock, on cyclock's timeline (above). */
+static uint64_t kernel_coarse(void)
 {
 	uint64_t k = cyclock__kernel_ns(CLOCK_MONOTONIC_COARSE);
 	uint64_t b = atomic_load_explicit(&cyclock__coarse.below, memory_order_acquire);
@@ -135,6 +139,25 @@ uint64_t cyclock__coarse_slow(void)
 		b = atomic_load_explicit(&cyclock__coarse.below, memory_order_acquire);
 	}
 	return k < b ? k : b;
+}
+
+/*
+ * No ticker, or one that has not stored yet: then its first store may
+ * have been computed before this reading, so the reading is stored too.
+ * If the ticker failed to start meanwhile, the value goes back to 0 (the
+ * kernel's coarse clock, which never reads less than this): the starter
+ * stores 0 after it says so, and a raise it did not see is undone here.
+ */
+uint64_t cyclock__coarse_slow(void)
+{
+	uint64_t ns = kernel_coarse();
+
+	if (atomic_load(&ticker_state) != TICKER_RUNNING)
+		return ns;
+	ns = coarse_raise(ns);
+	if (atomic_load(&ticker_state) != TICKER_RUNNING)
+		atomic_store(&cyclock__coarse.ns, 0);
+	return ns;
 }
 
 /* In a child of fork(): no ticker runs, and none is started for it. */

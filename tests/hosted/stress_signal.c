@@ -146,7 +146,10 @@ int main(int argc, char **argv)
 	printf("stress_signal: %lu rounds, %d handler runs (%d off the main thread), %d errors\n",
 	       rounds, (int)runs, (int)off_main, (int)errors);
 	if (errors)
-		printf("stress_signal: first error: %s off by %lld\n", what_name(err_what),
+		printf("stress_signal: first error: %s %s %lld\n", what_name(err_what),
+		       err_what >= 0 && err_what < NREADERS ? "went back by"
+		       : err_what == NREADERS		   ? "off the clock by"
+							   : "outside its kernel clock by",
 		       (long long)err_by);
 	return errors || off_main || !runs ? 1 : 0;
 }
