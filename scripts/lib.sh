@@ -22,6 +22,7 @@ cyclock__package() {
 	benchmark) echo libbenchmark-dev ;;
 	taskset) echo util-linux ;;
 	clang-tsan) echo libclang-rt-dev ;; # a Recommends of clang: may be missing
+	llvm-symbolizer) echo llvm ;;     # TSan's reports (and the preload tests' suppressions)
 	arm-none-eabi-gcc) echo gcc-arm-none-eabi ;; # the firmware test's
 	aarch64-gcc) echo gcc-aarch64-linux-gnu ;; # scripts/cross.sh's
 	riscv64-gcc) echo gcc-riscv64-linux-gnu ;;
@@ -77,7 +78,8 @@ cyclock__have() {
 # cyclock_ensure_deps REQUIREMENT...: installs the missing ones with
 # apt-get when root; otherwise says what to install and exits 1.
 # Requirements: cmake cc make g++ clang pkg-config nm cmocka jansson
-# python3 (Debian's, /usr/bin/python3) scipy xmllint gbench-compare clang-tsan;
+# python3 (Debian's, /usr/bin/python3) scipy xmllint gbench-compare clang-tsan
+# llvm-symbolizer;
 # for scripts/crosscheck.sh: perf pg_test_timing benchmark taskset;
 # for the firmware test: arm-none-eabi-gcc qemu-system-arm;
 # for scripts/cross.sh: aarch64-gcc riscv64-gcc qemu-user cmocka-arm64
