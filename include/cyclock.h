@@ -30,9 +30,14 @@ extern "C" {
 /* cyclock_init() flags. */
 #define CYCLOCK_INIT_KERNEL 1u /* never use the counter: every clock is clock_gettime() */
 #define CYCLOCK_INIT_COARSE 2u /* give cyclock_coarse() a ticker thread (none otherwise) */
-/* Take the kernel's word that the counter agrees between CPUs (it checks
- * that as it brings each CPU up, and its vDSO relies on it) instead of the
- * 1 ms warp check: initialisation then starts no thread. */
+/* Besides taking the kernel's word that the counter agrees between CPUs
+ * (the default, as the vDSO does: the kernel checks it as it brings each
+ * CPU up, and its watchdog checks the clocksource), check for warps
+ * between two CPUs for 1 ms with two short-lived threads, if the checks
+ * of initialisation are still to come (none yet, or a read started it
+ * lazily); otherwise cyclock_describe() says it did not run. */
+#define CYCLOCK_INIT_WARP_CHECK 8u
+/* The default since CYCLOCK_INIT_WARP_CHECK exists; accepted, no effect. */
 #define CYCLOCK_INIT_NO_WARP_CHECK 4u
 
 /* cyclock_init()'s non-negative results. */
@@ -40,22 +45,26 @@ extern "C" {
 #define CYCLOCK_USING_COUNTER 1 /* the clocks read the CPU's counter */
 
 /*
- * Initialise now rather than at the first read.  Decides whether the
- * counter can be trusted (invariant, the kernel's own clocksource, no warp
- * between two CPUs in a 1 ms check by two short-lived threads, unless
- * CYCLOCK_INIT_NO_WARP_CHECK), takes its frequency from CPUID or measures
- * it meanwhile (over at least 500 us), and reads the kernel clocks:
- * 1-2.5 ms here, 0.5 ms with one CPU allowed or without the warp check.
+ * Initialise now rather than at the first read, and wait until the clocks
+ * read the counter or are known not to.  Decides whether the counter can
+ * be trusted (invariant, the kernel's own clocksource, and with
+ * CYCLOCK_INIT_WARP_CHECK no warp between two CPUs in a 1 ms check),
+ * takes its frequency from CPUID or measures it (over 500 us), times the
+ * ordered reads the CPU offers against each other (x86-64: rdtscp and,
+ * where LFENCE is known to serialize, lfence;rdtsc) and keeps the cheaper,
+ * and reads the kernel clocks: 0.5 ms here, 1.5-2.5 ms with the warp
+ * check.  Without this call the first read initialises without waiting:
+ * it does the first half (microseconds) and returns the kernel's clock,
+ * and the first read 500 us or more later starts the counter.
  * Environment: CYCLOCK_SOURCE=tsc forces the counter,
- * CYCLOCK_SOURCE=kernel the kernel's clocks; any other value gets one
+ * CYCLOCK_SOURCE=kernel the kernel's clocks; CYCLOCK_ORDERED_READ=rdtscp
+ * or =lfence the ordered read, where it works; any other value gets one
  * message on stderr and is ignored.
  * The first call (this, or the first read) does the work; later calls only
  * return the result, whatever their flags (except that CYCLOCK_INIT_COARSE
  * still starts the ticker).  Thread-safe; a reader that finds another
  * thread initialising uses the kernel clock meanwhile rather than wait;
  * this function waits for it, so it is not async-signal-safe.
- * The warp check creates threads: if the very first read of the process
- * may happen in a signal handler, call cyclock_init() beforehand.
  * Returns CYCLOCK_USING_COUNTER, CYCLOCK_USING_KERNEL, or CYCLOCK_EINVAL
  * for an unknown flag (nothing done).
  */
@@ -109,7 +118,9 @@ CYCLOCK_API uint64_t cyclock_coarse(void);
 CYCLOCK_API uint64_t cyclock_local(void);
 
 /* The raw counter, unordered, for converting later with
- * cyclock_cycles_to_ns().  0 when no counter is in use. */
+ * cyclock_cycles_to_ns().  0 when no counter is in use.  Unlike the
+ * clocks, its first call waits for initialisation (cyclock_init()), so
+ * that every value it returns is one cyclock_cycles_to_ns() converts. */
 CYCLOCK_API uint64_t cyclock_cycles(void);
 
 /* A cyclock_cycles() value on cyclock_now()'s timeline, as the current

@@ -94,7 +94,8 @@ struct cyclock__seg_ext {
 
 /*
  * A timeline.  Cache lines (64 bytes): line 0 holds everything a reader
- * needs while the sequence is even (seq 0..3, shift 4..7, seg[0] 8..63),
+ * needs while the sequence is even (seq 0..3, shift 4..5, how 6..7,
+ * seg[0] 8..63),
  * so a read touches one line; seg[1] (64..119), read only while a writer
  * is between its two bumps, is line 1; the slow path's ext[2] and
  * confirmed (128..211) are lines 2 and 3.
@@ -107,7 +108,8 @@ struct cyclock__seg_ext {
  */
 struct cyclock__timeline {
 	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint32_t) seq;
-	CYCLOCK_ATOMIC(uint32_t) shift;
+	CYCLOCK_ATOMIC(uint16_t) shift;
+	CYCLOCK_ATOMIC(uint16_t) how; /* the ordered read: cyclock_arch_counter_ordered_how() */
 	struct cyclock__seg seg[2];
 	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) struct cyclock__seg_ext ext[2];
 	CYCLOCK_ATOMIC(uint32_t) confirmed; /* seq (even) of the fresh segment confirmed */
@@ -127,7 +129,7 @@ struct cyclock__coarse {
 
 /* What a read is for: the slow path needs to know which kernel clock to
  * fall back to and which offset to add. */
-#define CYCLOCK__ORDERED 1u /* lfence;rdtsc, not rdtsc */
+#define CYCLOCK__ORDERED 1u /* the ordered counter read (timeline.how), not the plain one */
 #define CYCLOCK__REAL 2u    /* add off_real */
 #define CYCLOCK__BOOT 4u    /* add off_boot */
 #define CYCLOCK__RAW 8u     /* the raw timeline */
@@ -176,6 +178,8 @@ struct cyclock__info {
 	int64_t last_err_ns;      /* cyclock_now() - CLOCK_MONOTONIC at the last resync */
 	int64_t raw_last_err_ns;  /* cyclock_raw() - CLOCK_MONOTONIC_RAW at the last resync */
 	int64_t warp_cyc;         /* largest backward step in the init warp check, counts */
+	const char *ordered;      /* the ordered read chosen: "rdtscp", "lfence;rdtsc", ... */
+	const char *ordered_why;  /* why, with what each cost */
 	uint64_t init_ns;         /* what initialisation cost */
 };
 CYCLOCK_API void cyclock__get_info(struct cyclock__info *info);
@@ -210,7 +214,8 @@ CYCLOCK_API void cyclock__sim_reset(const struct cyclock_sim_config *cfg);
  * path.  @kind is a constant at each call site, so the branches on it fold
  * away.  The ordered counter read waits for every earlier load, the
  * sequence's among them, so a reader that sees a newer copy also reads a
- * later counter than the writer that made it.
+ * later counter than the writer that made it.  Which ordered read (how)
+ * is a branch on a field of the sequence's line, the same at every call.
  *
  * *base is loaded, not computed from the counter: a caller that splits it
  * into seconds (the preload's struct timespec) does so while the counter
@@ -226,8 +231,10 @@ static inline bool cyclock__read_parts(struct cyclock__timeline *tl, unsigned in
 	do {
 		seq = cyclock__latch_begin(&tl->seq);
 		s = &tl->seg[seq & 1];
-		cyc = (kind & CYCLOCK__ORDERED) ? cyclock_arch_counter_ordered()
-						: cyclock_arch_counter();
+		cyc = (kind & CYCLOCK__ORDERED)
+			      ? cyclock_arch_counter_ordered_how(
+					atomic_load_explicit(&tl->how, memory_order_relaxed))
+			      : cyclock_arch_counter();
 		delta = cyc - cyclock__load64(&s->epoch_cyc);
 		if (cyclock_unlikely(delta >= atomic_load_explicit(&s->stale_cyc,
 								   memory_order_relaxed)))

@@ -37,6 +37,8 @@ void cyclock__get_info(struct cyclock__info *info)
 	info->hz_hint = cyclock__host.hz_hint;
 	info->hz_source = cyclock__host.hz_source ? cyclock__host.hz_source : "";
 	info->warp_cyc = cyclock__host.warp_cyc;
+	info->ordered = cyclock_arch_ordered_name(cyclock__host.ordered);
+	info->ordered_why = cyclock__host.ordered_why;
 	info->init_ns = cyclock__host.init_ns;
 	if (cyclock__host.using_counter) {
 		struct cyclock__segv v = cyclock__seg_load(&cyclock__mono);
@@ -74,7 +76,8 @@ static const char *warp_note(void)
 			return "one CPU allowed: no cross-CPU check";
 		return cyclock__host.distrust
 			       ? "no cross-CPU check (the counter was distrusted before it)"
-			       : "no cross-CPU check: the kernel's taken (CYCLOCK_INIT_NO_WARP_CHECK)";
+			       : "no cross-CPU check of ours: the kernel's word taken, as the vDSO "
+				 "does (cyclock_init(CYCLOCK_INIT_WARP_CHECK) runs one)";
 	}
 	if (cyclock__host.warp_cyc < 0)
 		return "the cross-CPU check could not run";
@@ -90,7 +93,7 @@ static const char *warp_note(void)
 
 const char *cyclock_describe(void)
 {
-	static char line[640];
+	static char line[896];
 	struct cyclock__info in;
 	int n;
 
@@ -102,9 +105,10 @@ const char *cyclock_describe(void)
 	}
 	n = snprintf(line, sizeof(line),
 		     "%s at %.6f MHz (%s %.3f MHz; now refined against CLOCK_MONOTONIC_RAW, "
-		     "+-%.3f ppm)%s%s; %s; ",
+		     "+-%.3f ppm)%s%s; ordered read %s: %s; %s; ",
 		     in.counter, in.hz / 1e6, in.hz_source, in.hz_hint / 1e6, in.hz_ppm,
-		     cyclock__host.notes[0] ? ", " : "", cyclock__host.notes, warp_note());
+		     cyclock__host.notes[0] ? ", " : "", cyclock__host.notes, in.ordered,
+		     in.ordered_why, warp_note());
 	if (in.kernel_mode)
 		snprintf(line + n, sizeof(line) - (size_t)n,
 			 "serving the kernel's CLOCK_MONOTONIC now (%s); ", in.kernel_why);

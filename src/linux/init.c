@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Initialisation: which counter to trust and why, its frequency, and the
- * first segments of the timelines.  Runs once, at cyclock_init() or at the
- * first read, whichever comes first; a reader that finds it under way
- * reads the kernel's clock meanwhile (the timelines start in kernel mode)
- * instead of waiting.  It runs shielded from signals and cancellation
- * (cyclock__shield()), so that no caller can leave it half-done (a handler
- * that longjmps out, pthread_cancel()); a child of a raw fork system call,
- * whose initialising thread stayed in the parent, takes it over.
+ * Initialisation: which counter to trust and why, its frequency, which
+ * ordered read, and the first segments of the timelines.  Runs once, at
+ * cyclock_init() or at the first read, whichever comes first; a reader
+ * that finds it under way reads the kernel's clock meanwhile (the
+ * timelines start in kernel mode) instead of waiting.  A read never
+ * waits for it either: the first read does the first half (microseconds:
+ * the first sample, no CPUID) and returns the kernel's clock, and the
+ * first read at least 500 us later (the frequency's span) the second: the
+ * checks (CPUID, which costs 5 us in a KVM guest, and sysfs), the
+ * frequency, the ordered reads' timing and the timelines.  It runs
+ * shielded from signals and cancellation (cyclock__shield()), so that no
+ * caller can leave it half-done (a handler that longjmps out,
+ * pthread_cancel()); a child of a raw fork system call, whose
+ * initialising thread stayed in the parent, takes it over.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -45,17 +51,17 @@ static double frequency(const struct cyclock__sample *s0, struct cyclock__sample
 }
 
 /* Why the counter cannot be trusted, or NULL if it can.  @warp: check
- * for warps between two CPUs (with two threads, for 1 ms) rather than
- * take the kernel's word, whose clocksource this counter is. */
+ * for warps between two CPUs (with two threads, for 1 ms) besides taking
+ * the kernel's word, whose clocksource this counter is (the vDSO takes
+ * it: the kernel checks the counters' agreement as it brings each CPU up,
+ * and its watchdog checks the clocksource against another). */
 static const char *distrust(bool warp)
 {
 	static char why[96];
 	char cs[64];
 	int cpu[2];
 
-	if (!cyclock_arch_counter_usable())
-		return "the CPU lacks the ordered counter read (rdtscp on x86-64)";
-	if (!cyclock__counter_invariant())
+	if (!cyclock__host.invariant)
 		return "the " CYCLOCK_ARCH_COUNTER_NAME " is not invariant";
 	if (!cyclock__kernel_clocksource(cs, sizeof(cs)))
 		return "the kernel's clocksource cannot be read";
@@ -114,6 +120,7 @@ static void start_timelines(double hz, const struct cyclock__sample *s1)
 	bool held;
 
 	setup_scale(hz);
+	cyclock__ordered_choose(hz);
 	cyclock__host.mono.tl = &cyclock__mono;
 	cyclock__host.mono.id = CLOCK_MONOTONIC;
 	cyclock__host.raw.tl = &cyclock__raw;
@@ -154,20 +161,47 @@ void cyclock__fork_child(void)
 	cyclock__coarse_fork_child();
 }
 
+/* Whether the per-CPU clock's read of the counter and its CPU runs here
+ * (x86-64: rdtscp, which a CPU may lack). */
+static bool counter_cpu_works(void)
+{
+#ifdef CYCLOCK_ARCH_COUNTER_CPU_HOW
+	const char *why;
+
+	return cyclock_arch_ordered_works(CYCLOCK_ARCH_COUNTER_CPU_HOW, &why);
+#else
+	return true;
+#endif
+}
+
+/* Whether to trust the counter, and its frequency if the hardware states
+ * it: in the first half, or in a lazy start's second (init()).  The warp
+ * check if @warp, or if a cyclock_init() asked for it meanwhile. */
+static void checks(bool warp)
+{
+	cyclock__host.invariant = cyclock__counter_invariant();
+	cyclock__host.distrust = distrust(warp || atomic_load(&cyclock__host.want_warp));
+	cyclock__host.hz_stated = cyclock__counter_hz_hint(&cyclock__host.hz_source);
+	cyclock__host.checked = true;
+}
+
 /*
- * The second half: the frequency (measured from init's first sample to
- * now, unless the hardware stated it), then the timelines, or the
- * kernel's clocks and why.
+ * The second half: the checks if the first half left them, the frequency
+ * (measured from init's first sample to now, unless the hardware stated
+ * it), then the timelines, or the kernel's clocks and why.
  */
 static void init_finish(void)
 {
 	struct cyclock__sample s1;
 	uint64_t t0 = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW);
 	int force = cyclock__host.force;
-	const char *why = cyclock__host.distrust;
+	const char *why;
 	double hz = 0;
 
-	if (why && force != FORCE_COUNTER && cyclock__host.deferred)
+	if (!cyclock__host.checked)
+		checks(false);
+	why = cyclock__host.distrust;
+	if (why && force != FORCE_COUNTER && cyclock__host.no_local)
 		use_kernel("%s", why); /* no per-CPU clock, so no frequency needed */
 	else if ((hz = frequency(&cyclock__host.first_raw, &s1)) < 1e3)
 		use_kernel("the %s does not advance", CYCLOCK_ARCH_COUNTER_NAME);
@@ -179,8 +213,8 @@ static void init_finish(void)
 		 force == FORCE_COUNTER ? "forced by CYCLOCK_SOURCE" : "",
 		 force == FORCE_COUNTER && why ? " although " : "",
 		 force == FORCE_COUNTER && why ? why : "");
-	if (!cyclock__host.using_counter && !cyclock__host.deferred &&
-	    cyclock__counter_invariant() && hz >= 1e3)
+	if (!cyclock__host.using_counter && !cyclock__host.no_local && cyclock__host.invariant &&
+	    hz >= 1e3 && counter_cpu_works())
 		cyclock__host.local_percpu = cyclock__local_init(hz) == 0;
 	cyclock__host.init_ns += cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - t0;
 }
@@ -201,10 +235,12 @@ static void publish_below(void)
 }
 
 /*
- * The first half: whether to use the counter at all, and why not, and
- * init's first sample.  Returns true if the second half remains, which
- * CYCLOCK__INIT_DEFER leaves to a read once the frequency can be taken
- * without waiting (see cyclock__init_once()).
+ * The first half: what the flags and the environment say, the ordered
+ * read that needs no asking, init's first sample, and, unless a read
+ * starts lazily (CYCLOCK__INIT_DEFER alone), whether to trust the counter.  Returns true if the second half is to follow at
+ * once; CYCLOCK__INIT_DEFER leaves it to a later read, once the frequency
+ * can be taken without waiting (see cyclock__init_once()), unless nothing
+ * is left to measure.
  */
 static bool init(unsigned int flags)
 {
@@ -214,8 +250,9 @@ static bool init(unsigned int flags)
 	/* From scratch: a child of fork() may redo an init its parent left half-done. */
 	cyclock__host.why[0] = cyclock__host.notes[0] = '\0';
 	cyclock__host.using_counter = cyclock__host.local_percpu = cyclock__host.warp_ran = false;
-	cyclock__host.begun = false;
+	cyclock__host.begun = cyclock__host.checked = false;
 	cyclock__host.deferred = flags & CYCLOCK__INIT_DEFER;
+	cyclock__host.no_local = flags & CYCLOCK__INIT_NO_LOCAL;
 	cyclock__host.init_ns = 0;
 	if (flags & CYCLOCK_INIT_KERNEL)
 		use_kernel("cyclock_init(CYCLOCK_INIT_KERNEL)");
@@ -228,14 +265,15 @@ static bool init(unsigned int flags)
 		return false;
 	}
 	cyclock__host.force = force;
+	cyclock__ordered_choose(0); /* before any counter read */
 	publish_below();
 	cyclock__sample(CLOCK_MONOTONIC_RAW, &cyclock__host.first_raw);
-	cyclock__host.distrust = distrust(!(flags & CYCLOCK_INIT_NO_WARP_CHECK));
-	cyclock__host.hz_stated = cyclock__counter_hz_hint(&cyclock__host.hz_source);
+	if (!cyclock__host.deferred || cyclock__host.no_local)
+		checks(flags & CYCLOCK_INIT_WARP_CHECK);
 	cyclock__host.begun = true;
 	cyclock__host.init_ns = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - t0;
-	return !cyclock__host.deferred || cyclock__host.hz_stated ||
-	       (cyclock__host.distrust && force != FORCE_COUNTER);
+	return !cyclock__host.deferred ||
+	       (cyclock__host.distrust && force != FORCE_COUNTER && cyclock__host.no_local);
 }
 
 /*
@@ -271,12 +309,14 @@ static void second_half(void)
 }
 
 /* The second half, if init's first sample is old enough for the
- * frequency not to wait (or the hardware states it). */
+ * frequency not to wait (or the first half's checks found it stated: at
+ * the next read). */
 static void finish_if_due(void)
 {
 	uint32_t measuring = INIT_MEASURING;
 
-	if (cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - cyclock__host.first_raw.ns < FREQ_SPAN_NS)
+	if (!(cyclock__host.checked && cyclock__host.hz_stated) &&
+	    cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - cyclock__host.first_raw.ns < FREQ_SPAN_NS)
 		return;
 	if (atomic_compare_exchange_strong(&cyclock__host.state, &measuring, INIT_BUSY))
 		second_half();
@@ -335,8 +375,11 @@ int cyclock_init(unsigned int flags)
 {
 	uint32_t state;
 
-	if (flags & ~(CYCLOCK_INIT_KERNEL | CYCLOCK_INIT_COARSE | CYCLOCK_INIT_NO_WARP_CHECK))
+	if (flags & ~(CYCLOCK_INIT_KERNEL | CYCLOCK_INIT_COARSE | CYCLOCK_INIT_NO_WARP_CHECK |
+		      CYCLOCK_INIT_WARP_CHECK))
 		return CYCLOCK_EINVAL;
+	if (flags & CYCLOCK_INIT_WARP_CHECK) /* for a lazy start's second half, if still to come */
+		atomic_store(&cyclock__host.want_warp, true);
 	cyclock__init_once(flags);
 	/* Another thread is initialising, or a deferred one is measuring. */
 	while ((state = atomic_load_explicit(&cyclock__host.state, memory_order_acquire)) !=

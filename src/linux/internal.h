@@ -104,10 +104,15 @@ struct cyclock__track {
 enum { INIT_NONE, INIT_BUSY, INIT_DONE, INIT_MEASURING };
 
 /* cyclock__init_once() flag, beside cyclock_init()'s: never wait during
- * initialisation.  With no frequency stated by the hardware, the timelines
- * start at the first read at least 500 us after it (until then readers
- * get the kernel's clocks), and there is no per-CPU cyclock_local(). */
+ * initialisation (every read's).  The timelines start at the first read
+ * at least 500 us after the first half (at the next read if the hardware
+ * states the frequency); until then readers get the kernel's clocks. */
 #define CYCLOCK__INIT_DEFER 0x100u
+/* The preload's constructor's, beside CYCLOCK__INIT_DEFER: no per-CPU
+ * cyclock_local() (it serves no such clock), and the checks (CPUID,
+ * sysfs) in the first half, which is no caller's read: a distrusted
+ * counter is done with at once, and everything passes through. */
+#define CYCLOCK__INIT_NO_LOCAL 0x200u
 enum { FORCE_NONE, FORCE_COUNTER, FORCE_KERNEL };
 
 struct cyclock__host {
@@ -132,16 +137,22 @@ struct cyclock__host {
 	uint64_t off_real, off_boot;       /* as last published */
 	struct cyclock__sample first_raw;  /* for the frequency's uncertainty */
 	struct cyclock__track mono, raw;
+	uint32_t ordered;                  /* the ordered read chosen (timeline.how) */
+	char ordered_why[160];             /* and why */
 	int64_t warp_cyc;                  /* -1: the check could not run */
 	uint64_t warp_turns;               /* turns the check took */
 	bool warp_ran;                     /* false: one CPU allowed, or not asked */
+	CYCLOCK_ATOMIC(bool) want_warp;    /* cyclock_init(CYCLOCK_INIT_WARP_CHECK) was called */
 	uint64_t init_ns;                  /* both halves of it */
 	/* Between init's two halves (cyclock__init_once()). */
 	int force;                         /* FORCE_*, from CYCLOCK_SOURCE */
 	const char *distrust;              /* why not the counter, or NULL */
 	uint64_t hz_stated;                /* by the hardware; 0: measure */
 	bool begun;                        /* the first half is done */
+	bool checked;                      /* and distrust, hz_stated, invariant are known */
+	bool invariant;                    /* the counter's rate is constant (CPUID) */
 	bool deferred;                     /* CYCLOCK__INIT_DEFER */
+	bool no_local;                     /* CYCLOCK__INIT_NO_LOCAL */
 };
 
 extern struct cyclock__host cyclock__host;
@@ -154,6 +165,8 @@ void cyclock__pid_cache_init(void);
 void cyclock__say(const char *msg, size_t n);
 uint64_t cyclock__kernel_ns(clockid_t id);
 int cyclock__env_source(void);
+int cyclock__env_ordered(void);
+void cyclock__say_ordered_refused(uint32_t how, const char *why);
 bool cyclock__counter_invariant(void);
 uint64_t cyclock__counter_hz_hint(const char **how);
 bool cyclock__kernel_clocksource(char *name, size_t len);
@@ -167,6 +180,17 @@ struct cyclock__shield {
 };
 void cyclock__shield(struct cyclock__shield *s);
 void cyclock__unshield(const struct cyclock__shield *s);
+
+/* ordered.c: which ordered read (timeline.how); @hz 0: the one that needs
+ * no asking, or the one CYCLOCK_ORDERED_READ names. */
+void cyclock__ordered_choose(double hz);
+
+/* The ordered read the readers use, for the writer's and slow path's reads. */
+static inline uint64_t cyclock__ordered(void)
+{
+	return cyclock_arch_counter_ordered_how(
+		atomic_load_explicit(&cyclock__mono.how, memory_order_relaxed));
+}
 
 /* warp.c */
 int64_t cyclock__warp_check(const int cpu[2], uint64_t budget_ns, uint64_t *comparisons);

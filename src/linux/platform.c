@@ -185,7 +185,7 @@ static CYCLOCK_ATOMIC(uintptr_t) pid_page; /* a CYCLOCK_ATOMIC(uint32_t) *, or 0
 void cyclock__pid_cache_init(void)
 {
 	void *p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 
 	if (p == MAP_FAILED)
 		return;
@@ -278,28 +278,29 @@ void cyclock__say(const char *msg, size_t n)
 }
 
 /*
- * One line on stderr, once per process (cyclock__say()).  Control characters in the
- * value become '?', so it stays one line; a long value is cut.
+ * One line on stderr, once per process for each @said (cyclock__say()):
+ * @head, @value, @tail.  Control characters in the value become '?', so
+ * it stays one line; a long value is cut.
  */
-static void complain_once(const char *value)
+static void complain_once(CYCLOCK_ATOMIC(uint32_t) *said, const char *head, const char *value,
+			  const char *tail)
 {
-	static CYCLOCK_ATOMIC(uint32_t) said;
-	static const char head[] = "cyclock: ignoring CYCLOCK_SOURCE=\"";
-	static const char tail[] = "\" (expected " CYCLOCK_ARCH_COUNTER_NAME ", counter or kernel)\n";
-	char line[sizeof(head) + 64 + 3 + sizeof(tail)];
-	size_t n = sizeof(head) - 1, i;
+	char line[256];
+	size_t n = 0, i;
 
-	if (atomic_exchange(&said, 1))
+	if (atomic_exchange(said, 1))
 		return;
-	memcpy(line, head, n);
+	for (i = 0; head[i] && n < 96; i++)
+		line[n++] = head[i];
 	for (i = 0; value[i] && i < 64; i++)
 		line[n++] = (unsigned char)value[i] < 0x20 || value[i] == 0x7f ? '?' : value[i];
 	if (value[i]) {
 		memcpy(line + n, "...", 3);
 		n += 3;
 	}
-	memcpy(line + n, tail, sizeof(tail) - 1);
-	n += sizeof(tail) - 1;
+	for (i = 0; tail[i] && n < sizeof(line) - 1; i++)
+		line[n++] = tail[i];
+	line[n++] = '\n';
 	cyclock__say(line, n);
 }
 
@@ -307,6 +308,7 @@ static void complain_once(const char *value)
  * "tsc" names the x86 counter; "counter" is accepted on every architecture. */
 int cyclock__env_source(void)
 {
+	static CYCLOCK_ATOMIC(uint32_t) said;
 	const char *v = getenv("CYCLOCK_SOURCE");
 
 	if (!v)
@@ -319,8 +321,51 @@ int cyclock__env_source(void)
 	if (!strcmp(v, "tsc")) /* tests are written for the x86 spelling */
 		return FORCE_COUNTER;
 #endif
-	complain_once(v);
+	complain_once(&said, "cyclock: ignoring CYCLOCK_SOURCE=\"", v,
+		      "\" (expected " CYCLOCK_ARCH_COUNTER_NAME ", counter or kernel)");
 	return FORCE_NONE;
+}
+
+/* Whether @v names ordered read @how: its whole name, or the part before
+ * a ';' ("lfence" for "lfence;rdtsc"). */
+static bool names_ordered(const char *v, uint32_t how)
+{
+	const char *name = cyclock_arch_ordered_name(how);
+	size_t n = strlen(v);
+
+	return !strcmp(v, name) || (n && !strncmp(v, name, n) && name[n] == ';');
+}
+
+/* CYCLOCK_ORDERED_READ: the ordered read it names, or -1 (unset or bad). */
+int cyclock__env_ordered(void)
+{
+	static CYCLOCK_ATOMIC(uint32_t) said;
+	const char *v = getenv("CYCLOCK_ORDERED_READ");
+	char expected[96] = "\" (expected ";
+	size_t n = strlen(expected);
+
+	if (!v)
+		return -1;
+	for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS; h++) {
+		if (names_ordered(v, h))
+			return (int)h;
+		n += (size_t)snprintf(expected + n, sizeof(expected) - n, "%s%s", h ? " or " : "",
+				      cyclock_arch_ordered_name(h));
+	}
+	snprintf(expected + n, sizeof(expected) - n, ")");
+	complain_once(&said, "cyclock: ignoring CYCLOCK_ORDERED_READ=\"", v, expected);
+	return -1;
+}
+
+/* CYCLOCK_ORDERED_READ named a read that does not work here. */
+void cyclock__say_ordered_refused(uint32_t how, const char *why)
+{
+	static CYCLOCK_ATOMIC(uint32_t) said;
+	char tail[128];
+
+	snprintf(tail, sizeof(tail), ": this CPU does not say it orders the read (%s)", why);
+	complain_once(&said, "cyclock: ignoring CYCLOCK_ORDERED_READ=", cyclock_arch_ordered_name(how),
+		      tail);
 }
 
 /*

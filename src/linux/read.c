@@ -4,7 +4,8 @@
  * cyclock/hosted.h, and the slow path every reader falls into when the
  * fast path's single check fails.
  *
- * The slow path, in order: initialise on first use; with no trusted
+ * The slow path, in order: initialise on first use, without waiting
+ * (init.c: the first read returns the kernel's clock); with no trusted
  * counter, read the kernel's clock; in kernel mode (not initialised yet,
  * or the kernel's clock changing faster than the counter can follow), the
  * kernel's clock read inside the latch, at least the floor; a counter a
@@ -71,7 +72,7 @@ static uint64_t kernel_value(const struct cyclock__segv *v, uint64_t k, unsigned
 		return k;
 	if (v->mode != CYCLOCK__MODE_KERNEL)
 		floor = with_offset(cyclock__seg_floor(v, cyclock__host.shift,
-							cyclock_arch_counter_ordered()),
+							cyclock__ordered()),
 				    v, kind);
 	return k > floor ? k : floor;
 }
@@ -134,8 +135,7 @@ static uint64_t timeline_slow(unsigned int kind)
 		do {
 			seq = cyclock__latch_begin(&tl->seq);
 			v = cyclock__seg_load(tl); /* same copy, or we retry */
-			cyc = (kind & CYCLOCK__ORDERED) ? cyclock_arch_counter_ordered()
-							: cyclock_arch_counter();
+			cyc = (kind & CYCLOCK__ORDERED) ? cyclock__ordered() : cyclock_arch_counter();
 			/* The kernel's reading inside the latch: a segment published
 			 * meanwhile makes us read again, from it. */
 			kernel = serves_kernel(tl, &v, seq, cyc);
@@ -170,7 +170,7 @@ static uint64_t timeline_slow(unsigned int kind)
 uint64_t cyclock__slow(unsigned int kind)
 {
 	if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) != INIT_DONE)
-		cyclock__init_once(0);
+		cyclock__init_once(CYCLOCK__INIT_DEFER);
 	if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) == INIT_DONE &&
 	    !cyclock__host.using_counter) {
 		if ((kind & CYCLOCK__LOCAL) && cyclock__host.local_percpu)
@@ -216,17 +216,18 @@ uint64_t cyclock_coarse(void)
 	return cyclock__coarse_read();
 }
 
+/* Initialised: the counter is in use or known not to be.  Waits for a
+ * deferred initialisation's second half, as cyclock_init() does. */
 static bool ready(void)
 {
-	if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) == INIT_DONE)
-		return true;
-	cyclock__init_once(0);
-	return atomic_load_explicit(&cyclock__host.state, memory_order_acquire) == INIT_DONE;
+	if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) != INIT_DONE)
+		cyclock_init(0);
+	return cyclock__host.using_counter;
 }
 
 uint64_t cyclock_cycles(void)
 {
-	return ready() && cyclock__host.using_counter ? cyclock_arch_counter() : 0;
+	return ready() ? cyclock_arch_counter() : 0;
 }
 
 uint64_t cyclock_cycles_to_ns(uint64_t cycles)
@@ -235,7 +236,7 @@ uint64_t cyclock_cycles_to_ns(uint64_t cycles)
 	uint64_t ns;
 	uint32_t frac;
 
-	if (!ready() || !cyclock__host.using_counter)
+	if (!ready())
 		return cyclock_now();
 	v = cyclock__seg_load(&cyclock__mono);
 	if (!v.mult) /* no counter segment yet (kernel mode since the start) */
@@ -246,7 +247,7 @@ uint64_t cyclock_cycles_to_ns(uint64_t cycles)
 
 void cyclock_resync(void)
 {
-	if (!ready() || !cyclock__host.using_counter)
+	if (!ready())
 		return;
 	cyclock__resync_all();
 }

@@ -175,7 +175,7 @@ static struct cyclock__segv fresh_segment(const struct cyclock__track *tr,
 static void publish(struct cyclock__track *tr, const struct cyclock__segv *v)
 {
 	cyclock__publish(tr->tl, v);
-	if (v->fresh && cyclock_arch_counter_ordered() - v->cyc <
+	if (v->fresh && cyclock__ordered() - v->cyc <
 				v->stale - cyclock__host.fresh_margin_cyc)
 		atomic_store_explicit(&tr->tl->confirmed,
 				      atomic_load_explicit(&tr->tl->seq, memory_order_relaxed),
@@ -193,7 +193,7 @@ static void start_fresh(struct cyclock__track *tr, const struct cyclock__sample 
 	for (int i = 0; i < 3; i++) {
 		struct cyclock__segv v = fresh_segment(tr, &fresh, cur);
 
-		if (cyclock_arch_counter_ordered() - v.cyc <= cyclock__host.fresh_margin_cyc) {
+		if (cyclock__ordered() - v.cyc <= cyclock__host.fresh_margin_cyc) {
 			tr->interval = cyclock__host.min_int_cyc;
 			tr->anchor = tr->mid = tr->last = fresh;
 			publish(tr, &v);
@@ -285,7 +285,7 @@ static void enter_kernel(struct cyclock__track *tr, const struct cyclock__segv *
 	v.until = cw + cyclock__host.cap_cyc;
 	v.ceil = wrong_ceil(&v, tr->id, counter_wrong);
 	publish(tr, &v);
-	after = cyclock_arch_counter_ordered() + margin;
+	after = cyclock__ordered() + margin;
 	if ((int64_t)(after - v.until) > 0) {
 		v.until = after;
 		v.ceil = wrong_ceil(&v, tr->id, counter_wrong);
@@ -467,7 +467,7 @@ static void track_refresh(struct cyclock__track *tr, const struct cyclock__sampl
 {
 	uint32_t seq = atomic_load_explicit(&tr->tl->seq, memory_order_relaxed);
 	struct cyclock__segv cur = cyclock__seg_load(tr->tl);
-	uint64_t cw = cyclock_arch_counter_ordered(), our, slack, keep[2];
+	uint64_t cw = cyclock__ordered(), our, slack, keep[2];
 	uint32_t frac;
 	bool moved, followed = follow_adj(tr, a, &moved), wrong;
 	const char *why;

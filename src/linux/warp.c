@@ -83,7 +83,7 @@ static void *warp_thread(void *p)
 			continue;
 		}
 		prev = atomic_load_explicit(&w->last, memory_order_relaxed);
-		now = cyclock_arch_counter_ordered();
+		now = cyclock__ordered();
 		if ((int64_t)(prev - now) > w->worst[me])
 			w->worst[me] = (int64_t)(prev - now);
 		atomic_store_explicit(&w->last, now, memory_order_relaxed);
@@ -114,7 +114,7 @@ int64_t cyclock__warp_check(const int cpu[2], uint64_t budget_ns, uint64_t *comp
 	atomic_init(&w.ready, 0);
 	w.budget_ns = budget_ns;
 	w.start_by_ns = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) + 4 * budget_ns;
-	atomic_store(&w.last, cyclock_arch_counter_ordered());
+	atomic_store(&w.last, cyclock__ordered());
 	for (; started < 2; started++)
 		if (cyclock__thread_start(&t[started], false, warp_thread, &arg[started]))
 			break;

@@ -336,11 +336,13 @@ static gettime_fn *vdso_gettime_of(gettime_fn *next)
  * Runs once per process image, before main() and after the constructors
  * of the libraries initialised before this one.  dlsym() returning NULL
  * (no next definition) leaves the syscall in place.  It never waits and
- * starts no thread: cyclock takes the kernel's word on the counter's agreement between CPUs
- * (CYCLOCK_INIT_NO_WARP_CHECK), and a frequency to be measured is
+ * starts no thread: cyclock takes the kernel's word on the counter's
+ * agreement between CPUs (its default), and a frequency to be measured is
  * measured from here to the first read 500 us later, which starts the
  * timelines (CYCLOCK__INIT_DEFER); reads before it get the kernel's
- * clocks through cyclock's slow path.
+ * clocks through cyclock's slow path.  No per-CPU cyclock_local()
+ * (CYCLOCK__INIT_NO_LOCAL): a distrusted counter is done with at once,
+ * and every clock passes through.
  */
 __attribute__((constructor)) static void preload_init(void)
 {
@@ -352,7 +354,7 @@ __attribute__((constructor)) static void preload_init(void)
 	atomic_store(&real_time, (time_fn *)dlsym(RTLD_NEXT, "time"));
 	atomic_store(&vdso_gettime, vdso_gettime_of(atomic_load(&real_gettime)));
 	if (mask)
-		cyclock__init_once(CYCLOCK_INIT_NO_WARP_CHECK | CYCLOCK__INIT_DEFER);
+		cyclock__init_once(CYCLOCK__INIT_DEFER | CYCLOCK__INIT_NO_LOCAL);
 	/* Done without the counter: the kernel's clocks, so pass everything through. */
 	if (atomic_load(&cyclock__host.state) == INIT_DONE && !cyclock__host.using_counter)
 		mask = 0;

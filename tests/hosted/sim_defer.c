@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Initialisation that never waits (the preload's constructor):
- * CYCLOCK_INIT_NO_WARP_CHECK with the library's own CYCLOCK__INIT_DEFER.
- * With no frequency stated by the hardware, the first half returns at
- * once, without the 500 us measurement; reads before 500 us have passed
- * are the kernel's clocks, and the first read after them starts the
- * timelines, with the frequency measured over the whole gap.  With a
- * stated frequency, or a counter the kernel distrusts, it all finishes at
- * once, still without waiting.  Across the switch no clock goes back.
+ * Initialisation that never waits (every read's, and the preload's
+ * constructor): the library's own CYCLOCK__INIT_DEFER.  With no frequency
+ * stated by the hardware, the first half returns at once, without the
+ * 500 us measurement; reads before 500 us have passed are the kernel's
+ * clocks, and the first read after them starts the timelines, with the
+ * frequency measured over the whole gap.  With a stated frequency the
+ * next read finishes, where the first half asked the hardware (the
+ * preload's constructor: CYCLOCK__INIT_NO_LOCAL).  A counter the kernel distrusts is measured all the
+ * same, for the per-CPU cyclock_local(), unless CYCLOCK__INIT_NO_LOCAL
+ * (the preload's) says nobody asks for it: then it finishes at once.
+ * Across the switch no clock goes back.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,7 +21,7 @@
 #include "internal.h" /* cyclock__init_once(), CYCLOCK__INIT_DEFER, INIT_* */
 
 #define RATE 3000000000ull
-#define DEFER (CYCLOCK_INIT_NO_WARP_CHECK | CYCLOCK__INIT_DEFER)
+#define DEFER CYCLOCK__INIT_DEFER
 
 /* A waiting initialisation makes some 70000 seam calls (500 us at 7 ns
  * each); the first half makes a handful. */
@@ -56,6 +59,22 @@ static void read_all_in_order(uint64_t last[NCLOCKS], const char *when, int64_t 
 				 last[c] - r.v);
 		last[c] = r.v;
 	}
+}
+
+/* The first read of all does the first half only, and returns the
+ * kernel's clock: no waiting, no warp check (no thread). */
+static void first_read_does_not_wait(void **state)
+{
+	uint64_t last[NCLOCKS] = { 0 };
+
+	(void)state;
+	sim_start(RATE, 0, true, true);
+	read_all_in_order(last, "first read", 0);
+	assert_int_equal(init_state(), INIT_MEASURING);
+	if (w.gettime_calls + w.counter_calls > FEW_CALLS + 2 * NCLOCKS)
+		fail_msg("the first reads made %lu seam calls: they waited",
+			 w.gettime_calls + w.counter_calls);
+	assert_false(cyclock__host.warp_ran);
 }
 
 static void measured_frequency_waits_for_a_read(void **state)
@@ -111,15 +130,37 @@ static void cyclock_init_finishes(void **state)
 	assert_int_equal(init_state(), INIT_DONE);
 }
 
-static void stated_frequency_finishes_at_once(void **state)
+/* A stated frequency needs no span: the next read finishes, at once,
+ * where the first half asked (the preload's constructor; a lazy read
+ * leaves CPUID to the second half, 500 us on). */
+static void stated_frequency_finishes_at_the_next_read(void **state)
 {
 	(void)state;
 	sim_start(RATE, RATE, true, true);
-	cyclock__init_once(DEFER);
+	cyclock__init_once(DEFER | CYCLOCK__INIT_NO_LOCAL);
+	assert_int_equal(init_state(), INIT_MEASURING);
+	(void)cyclock_now();
 	assert_int_equal(init_state(), INIT_DONE);
 	assert_int_equal(sim_info().using_counter, CYCLOCK_USING_COUNTER);
-	if (w.gettime_calls + w.counter_calls > FEW_CALLS)
+	/* The second half times the ordered reads: a few hundred counter reads. */
+	if (w.gettime_calls + w.counter_calls > FEW_CALLS + 1000)
 		fail_msg("%lu seam calls: it waited", w.gettime_calls + w.counter_calls);
+}
+
+/* Distrusted, but invariant: measured all the same, for cyclock_local(). */
+static void distrusted_measures_for_local(void **state)
+{
+	uint64_t last[NCLOCKS] = { 0 };
+
+	(void)state;
+	sim_start(RATE, 0, true, false);
+	cyclock__init_once(DEFER);
+	assert_int_equal(init_state(), INIT_MEASURING);
+	w.t += 600 * US;
+	read_all_in_order(last, "distrusted", 0);
+	assert_int_equal(init_state(), INIT_DONE);
+	assert_int_equal(sim_info().using_counter, CYCLOCK_USING_KERNEL);
+	assert_true(sim_info().local_percpu);
 }
 
 static void distrusted_finishes_at_once(void **state)
@@ -128,7 +169,7 @@ static void distrusted_finishes_at_once(void **state)
 
 	(void)state;
 	sim_start(RATE, 0, true, false);
-	cyclock__init_once(DEFER);
+	cyclock__init_once(DEFER | CYCLOCK__INIT_NO_LOCAL);
 	assert_int_equal(init_state(), INIT_DONE);
 	assert_int_equal(sim_info().using_counter, CYCLOCK_USING_KERNEL);
 	if (w.gettime_calls + w.counter_calls > FEW_CALLS)
@@ -155,9 +196,11 @@ static void fork_child_between_halves(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(first_read_does_not_wait, clear_env),
 		cmocka_unit_test_setup(measured_frequency_waits_for_a_read, clear_env),
 		cmocka_unit_test_setup(cyclock_init_finishes, clear_env),
-		cmocka_unit_test_setup(stated_frequency_finishes_at_once, clear_env),
+		cmocka_unit_test_setup(stated_frequency_finishes_at_the_next_read, clear_env),
+		cmocka_unit_test_setup(distrusted_measures_for_local, clear_env),
 		cmocka_unit_test_setup(distrusted_finishes_at_once, clear_env),
 		cmocka_unit_test_setup(fork_child_between_halves, clear_env),
 	};

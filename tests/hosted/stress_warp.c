@@ -9,10 +9,13 @@
  * phases[]: the ordered ones must show no backward step at all; the
  * unordered ones (cyclock_now_relaxed(), cyclock_local(), a bare counter
  * read: rdtsc, cntvct, rdtime) may, and are reported, in ns or, for the
- * bare counter, in counts.
+ * bare counter, in counts.  Each bare ordered read the CPU says orders the
+ * counter (x86-64: rdtscp, lfence;rdtsc, mfence;lfence;rdtsc) is a phase
+ * of its own, which must show none either, in counts.
  *
  * Usage: stress_warp [seconds]   (default 3); exits 77 when fewer than
- * two CPUs are allowed.
+ * two CPUs are allowed, or when CYCLOCK_ORDERED_READ names a read the
+ * library did not take (this CPU does not say it orders the counter).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -20,9 +23,11 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cyclock.h"
 #include "cyclock/arch.h"
+#include "cyclock/hosted.h"
 #include "kclock.h"
 
 static uint64_t bare_counter(void)
@@ -30,12 +35,31 @@ static uint64_t bare_counter(void)
 	return cyclock_arch_counter();
 }
 
-static const struct phase {
+static uint64_t ordered0(void)
+{
+	return cyclock_arch_counter_ordered_how(0);
+}
+
+static uint64_t ordered1(void)
+{
+	return cyclock_arch_counter_ordered_how(1);
+}
+
+static uint64_t ordered2(void)
+{
+	return cyclock_arch_counter_ordered_how(2);
+}
+
+static uint64_t (*const ordered_read[])(void) = { ordered0, ordered1, ordered2 };
+
+struct phase {
 	const char *name;
 	uint64_t (*read)(void);
 	int ordered; /* a backward step fails the test */
 	const char *unit;
-} phases[] = {
+};
+#define MAX_PHASES 16
+static struct phase phases[MAX_PHASES] = {
 	{ "cyclock_now", cyclock_now, 1, "ns" },
 	{ "cyclock_raw", cyclock_raw, 1, "ns" },
 	{ "cyclock_boottime", cyclock_boottime, 1, "ns" },
@@ -44,7 +68,18 @@ static const struct phase {
 	{ "cyclock_local", cyclock_local, 0, "ns" },
 	{ "bare " CYCLOCK_ARCH_COUNTER_NAME, bare_counter, 0, "counts" },
 };
-#define NPHASES ((int)(sizeof(phases) / sizeof(phases[0])))
+static int nphases = 7; /* and the bare ordered reads that work (add_ordered_reads()) */
+
+static void add_ordered_reads(void)
+{
+	for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS && h < 3; h++) {
+		const char *why;
+
+		if (cyclock_arch_ordered_works(h, &why))
+			phases[nphases++] = (struct phase){ cyclock_arch_ordered_name(h),
+							    ordered_read[h], 1, "counts" };
+	}
+}
 
 struct result {
 	unsigned long compares, back;
@@ -54,10 +89,10 @@ struct result {
 /* Everything below the turn is read and written only by the thread that
  * holds the turn: the token orders it, so none of it needs to be atomic. */
 static atomic_int turn;      /* 0 or 1: whose turn */
-static int phase;            /* the clock being tested; NPHASES: stop */
+static int phase;            /* the clock being tested; nphases: stop */
 static uint64_t last;        /* the value read on the turn before */
 static int have_last;        /* whether last belongs to this phase */
-static struct result results[NPHASES];
+static struct result results[MAX_PHASES];
 static uint64_t phase_ns;    /* each phase's length */
 static uint64_t phase_end;   /* CLOCK_MONOTONIC at which thread 0 moves on */
 static int cpus[2];
@@ -98,7 +133,7 @@ static void *player(void *arg)
 	for (;;) {
 		while (atomic_load_explicit(&turn, memory_order_acquire) != me)
 			cyclock_cpu_relax();
-		if (phase >= NPHASES) {
+		if (phase >= nphases) {
 			atomic_store_explicit(&turn, 1 - me, memory_order_release);
 			return NULL;
 		}
@@ -144,7 +179,7 @@ static int report(void)
 {
 	int i, failed = 0;
 
-	for (i = 0; i < NPHASES; i++) {
+	for (i = 0; i < nphases; i++) {
 		const struct result *r = &results[i];
 		int bad = phases[i].ordered && (r->back || !r->compares);
 
@@ -154,6 +189,22 @@ static int report(void)
 		failed += bad;
 	}
 	return failed;
+}
+
+/* CYCLOCK_ORDERED_READ, if set, names the read the library took. */
+static bool ordered_as_asked(void)
+{
+	const char *want = getenv("CYCLOCK_ORDERED_READ");
+	struct cyclock__info info;
+
+	if (!want)
+		return true;
+	cyclock__get_info(&info);
+	if (info.using_counter != CYCLOCK_USING_COUNTER || !strncmp(info.ordered, want, strlen(want)))
+		return true;
+	printf("stress_warp: CYCLOCK_ORDERED_READ=%s not taken (%s): skipped\n", want,
+	       info.ordered_why);
+	return false;
 }
 
 int main(int argc, char **argv)
@@ -178,7 +229,10 @@ int main(int argc, char **argv)
 	printf("stress_warp: CPUs %d and %d, %s\n", cpus[0], cpus[1], cyclock_describe());
 	if (r < 0)
 		return 1;
-	phase_ns = (uint64_t)(seconds * 1e9 / NPHASES);
+	if (!ordered_as_asked())
+		return 77;
+	add_ordered_reads();
+	phase_ns = (uint64_t)(seconds * 1e9 / nphases);
 	phase_end = kclock_mono() + phase_ns;
 	t[0] = start_player(0);
 	t[1] = start_player(1);

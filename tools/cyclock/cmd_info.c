@@ -126,6 +126,7 @@ static void print_trust(const struct cyclock__info *in)
 	       (unsigned long long)in->anomalies);
 	if (in->using_counter != CYCLOCK_USING_COUNTER)
 		return;
+	printf("ordered read    %s: %s\n", in->ordered, in->ordered_why);
 	/* What the kernel's clock did to the timelines: kernel mode is open. */
 	printf("kernel mode     %s; %llu spells on the kernel's clock%s%s%s, %llu rate changes"
 	       " followed on the counter\n",
@@ -167,7 +168,8 @@ int cmd_info(int argc, char **argv)
 		puts("usage: cyclock info\n\nThe counter, its frequency (where it came from, "
 		     "uncertainty), mult/shift\nand wrap, the engine's update interval and rate "
 		     "error for the counter,\nthe measured step of the counter and clocks, "
-		     "whether the counter is trusted\nand why, the kernel's clocksource, "
+		     "whether the counter is trusted\nand why (with a cross-CPU warp check), which "
+		     "ordered read and why,\nthe kernel's clocksource, "
 		     "virtualisation, CPU and caches.");
 		return EXIT_OK;
 	}
@@ -175,7 +177,8 @@ int cmd_info(int argc, char **argv)
 		tool_error("info: unexpected argument '%s' (see 'cyclock info --help')", argv[1]);
 		return EXIT_USAGE;
 	}
-	cyclock_init(0);
+	/* The library's own warp check too, which a program's lazy start skips. */
+	cyclock_init(CYCLOCK_INIT_WARP_CHECK);
 	cyclock__get_info(&in);
 	bench_context_fill(&ctx, tool_argv0);
 	printf("cyclock %s (%s build)\n", ctx.version, ctx.build_type);

@@ -59,6 +59,7 @@ static inline uint64_t cyclock_arch_counter_ordered(void)
 	return cnt;
 }
 #define cyclock_arch_counter_ordered cyclock_arch_counter_ordered
+#define CYCLOCK_ARCH_ORDERED_NAME "isb; mrs cntvct_el0"
 
 /* The kernel's name for this counter in current_clocksource. */
 #define CYCLOCK_ARCH_KERNEL_CLOCKSOURCE "arch_sys_counter"

@@ -36,6 +36,37 @@ static inline uint64_t cyclock_arch_counter_ordered(void)
 }
 #endif
 
+/*
+ * The ordered reads an architecture offers, chosen at run time by the
+ * hosted library (x86_64.h has two); by default one.
+ */
+#ifndef cyclock_arch_counter_ordered_how
+#define CYCLOCK_ARCH_ORDERED_HOWS 1u
+#define CYCLOCK_ARCH_ORDERED_ANY 0u /* the one that needs no asking */
+static inline uint64_t cyclock_arch_counter_ordered_how(uint32_t how)
+{
+	(void)how;
+	return cyclock_arch_counter_ordered();
+}
+#endif
+
+#ifndef cyclock_arch_ordered_name
+#ifdef CYCLOCK_ARCH_ORDERED_NAME
+#define cyclock_arch_ordered_name(how) ((void)(how), CYCLOCK_ARCH_ORDERED_NAME)
+#else
+#define cyclock_arch_ordered_name(how) ((void)(how), "fence; counter read")
+#endif
+#endif
+
+/* Whether ordered read @how works here; *why: what says so. */
+#ifndef cyclock_arch_ordered_works
+static inline int cyclock_arch_ordered_works(uint32_t how, const char **why)
+{
+	*why = "the architecture's ordered read";
+	return how == 0 && CYCLOCK_ARCH_HAS_COUNTER;
+}
+#endif
+
 /* Whether the counter instructions work on this CPU. */
 #ifndef cyclock_arch_counter_usable
 static inline int cyclock_arch_counter_usable(void)

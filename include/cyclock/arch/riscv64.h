@@ -58,6 +58,7 @@ static inline uint64_t cyclock_arch_counter_ordered(void)
 	return t;
 }
 #define cyclock_arch_counter_ordered cyclock_arch_counter_ordered
+#define CYCLOCK_ARCH_ORDERED_NAME "fence r,i; rdtime"
 
 /* The kernel's name for this counter in current_clocksource. */
 #define CYCLOCK_ARCH_KERNEL_CLOCKSOURCE "riscv_clocksource"

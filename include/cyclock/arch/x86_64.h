@@ -27,41 +27,88 @@ static inline uint64_t cyclock_arch_counter(void)
 #define cyclock_arch_counter cyclock_arch_counter
 
 /*
- * Ordered: not before every earlier load is globally visible.  rdtscp
- * waits for that and, unlike lfence;rdtsc, lets later instructions start
- * meanwhile; on the KVM guests this was measured on it is the cheaper of
- * the two (18.5 against 18.8 ns alone, 20.2 against 20.5 ns in
- * cyclock_now()).
- * Build with CYCLOCK_X86_LFENCE for a CPU without rdtscp (CPUID
- * 0x80000001 EDX bit 27; the library checks it at init).
+ * Ordered: not before every earlier load is globally visible.  Which
+ * instruction is cheapest depends on the CPU (on these KVM guests: rdtscp
+ * 18.5 against 18.8 ns one week, lfence;rdtsc 14.7 against 16.8 ns the
+ * next), so the hosted library times them at initialisation and keeps the
+ * choice, a "how", on the readers' cache line (cyclock/hosted.h):
+ *   0  rdtscp: waits for earlier loads, lets later instructions start;
+ *   1  lfence;rdtsc: LFENCE dispatch-serializes, where it is known to
+ *      (cyclock_arch_ordered_works());
+ *   2  mfence;lfence;rdtsc: ordered on every x86-64 CPU without asking
+ *      CPUID (which costs 5 us in a KVM guest), since Linux's
+ *      rdtsc_ordered() relies on one fence or the other on each (MFENCE on
+ *      AMD's older families, LFENCE elsewhere): what the library reads
+ *      before it has chosen.
  */
-static inline uint64_t cyclock_arch_counter_ordered(void)
+#define CYCLOCK_ARCH_ORDERED_HOWS 3u
+#define CYCLOCK_ARCH_ORDERED_ANY 2u
+
+static inline uint64_t cyclock_arch_counter_ordered_how(uint32_t how)
 {
 	uint32_t lo, hi;
-#ifdef CYCLOCK_X86_LFENCE
-	__asm__ __volatile__("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-#else
-	__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi) : : "ecx", "memory");
-#endif
+
+	/* Before the choice only: out of the readers' way. */
+	if (__builtin_expect(how > 1, 0))
+		__asm__ __volatile__("mfence; lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+	else if (how)
+		__asm__ __volatile__("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+	else
+		__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi) : : "ecx", "memory");
 	return (uint64_t)hi << 32 | lo;
+}
+#define cyclock_arch_counter_ordered_how cyclock_arch_counter_ordered_how
+
+/* Without a choice at hand (tools, tests): rdtscp. */
+static inline uint64_t cyclock_arch_counter_ordered(void)
+{
+	return cyclock_arch_counter_ordered_how(0);
 }
 #define cyclock_arch_counter_ordered cyclock_arch_counter_ordered
 
-/* Whether the ordered read can run here. */
-static inline int cyclock_arch_counter_usable(void)
+static inline const char *cyclock_arch_ordered_name(uint32_t how)
 {
-#ifdef CYCLOCK_X86_LFENCE
-	return 1;
-#else
+	return how == 1 ? "lfence;rdtsc" : !how ? "rdtscp" : "mfence;lfence;rdtsc";
+}
+#define cyclock_arch_ordered_name cyclock_arch_ordered_name
+
+/*
+ * Whether @how runs here and orders the read after earlier loads; *why
+ * says what tells.  rdtscp: CPUID 0x80000001 EDX bit 27.  LFENCE: Intel
+ * documents it as dispatch-serializing on every CPU; AMD only where CPUID
+ * 0x80000021 EAX bit 2 says so (elsewhere the kernel may have made it so
+ * through an MSR, which user space cannot see).  Both fences: always.
+ */
+static inline int cyclock_arch_ordered_works(uint32_t how, const char **why)
+{
 	unsigned int a, b, c, d;
 
-	return __get_cpuid(0x80000001, &a, &b, &c, &d) && (d >> 27 & 1);
-#endif
+	if (how == CYCLOCK_ARCH_ORDERED_ANY) {
+		*why = "mfence;lfence: one of them orders rdtsc on every x86-64 CPU";
+		return 1;
+	}
+	if (!how) { /* every x86-64 CPU has leaf 0x80000001 (long mode is in it) */
+		*why = "rdtscp: CPUID 0x80000001 EDX bit 27";
+		__cpuid(0x80000001, a, b, c, d);
+		return d >> 27 & 1;
+	}
+	__cpuid(0, a, b, c, d);
+	if (b == 0x756e6547 && d == 0x49656e69 && c == 0x6c65746e) { /* GenuineIntel */
+		*why = "LFENCE serializes: Intel documents it";
+		return 1;
+	}
+	*why = "LFENCE serializes: CPUID 0x80000021 EAX bit 2";
+	if ((unsigned int)__get_cpuid_max(0x80000000, NULL) < 0x80000021u)
+		return 0;
+	__cpuid(0x80000021, a, b, c, d);
+	return a >> 2 & 1;
 }
-#define cyclock_arch_counter_usable cyclock_arch_counter_usable
+#define cyclock_arch_ordered_works cyclock_arch_ordered_works
 
 /* rdtscp: the counter and the CPU it was read on.  Linux puts the CPU
- * number in TSC_AUX's low 12 bits and the node above them. */
+ * number in TSC_AUX's low 12 bits and the node above them.  Only where
+ * ordered read CYCLOCK_ARCH_COUNTER_CPU_HOW (rdtscp) works. */
+#define CYCLOCK_ARCH_COUNTER_CPU_HOW 0u
 static inline uint64_t cyclock_arch_counter_cpu(unsigned int *cpu)
 {
 	uint32_t lo, hi, aux;

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The first read of a process never waits: on the real counter and
+ * kernel, each clock's very first call (in a fresh child of fork(), the
+ * test process itself never calls the library) does initialisation's
+ * first half only.  It measures no frequency (the state is still
+ * MEASURING afterwards), runs no warp check and starts no thread (the
+ * process still has one), and returns the kernel's clock.  The counter
+ * then takes over at the first read 500 us or more later, and across
+ * that hand-over no clock goes back, on one thread or between threads
+ * (skipped where the library does not use the counter).  A warp check
+ * asked for by cyclock_init() after such a start still runs.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "child.h"
+#include "internal.h"
+#include "kclock.h"
+
+#define CHILDREN 20
+#define FAIL(...) (child_fail(__VA_ARGS__), 1)
+#define SKIP 77
+#define HANDOVER_NS 20000000ull /* readers run across the hand-over for this long */
+
+static const struct {
+	const char *name;
+	uint64_t (*read)(void);
+} clocks[] = {
+	{ "cyclock_now", cyclock_now },
+	{ "cyclock_now_relaxed", cyclock_now_relaxed },
+	{ "cyclock_raw", cyclock_raw },
+	{ "cyclock_realtime", cyclock_realtime },
+	{ "cyclock_boottime", cyclock_boottime },
+	{ "cyclock_local", cyclock_local },
+	{ "cyclock_coarse", cyclock_coarse },
+};
+#define NCLOCKS (sizeof(clocks) / sizeof(clocks[0]))
+
+static unsigned int threads_now(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	unsigned int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* Runs @fn(@arg) in a fresh child; its exit code (0: held). */
+static int in_child(int (*fn)(size_t), size_t arg)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		fail_msg("fork failed");
+	if (pid == 0) {
+		int rc;
+
+		alarm(10);
+		rc = fn(arg);
+		fflush(stdout);
+		_exit(rc);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		fail_msg("waitpid failed");
+	if (WIFSIGNALED(status))
+		fail_msg("child killed by signal %d", WTERMSIG(status));
+	return WEXITSTATUS(status);
+}
+
+/* Whether initialisation is done without a frequency (the kernel's
+ * clocks for a stated reason: CYCLOCK_SOURCE=kernel, no counter), or
+ * waits for a later read to measure it. */
+static bool measured_nothing(void)
+{
+	if (atomic_load(&cyclock__host.state) == INIT_MEASURING)
+		return true;
+	return atomic_load(&cyclock__host.state) == INIT_DONE && !cyclock__host.using_counter &&
+	       !cyclock__host.local_percpu;
+}
+
+/* Child: clock @c's first call starts nothing and waits for nothing. */
+static int first_call_child(size_t c)
+{
+	uint64_t v, k0, k1;
+
+	if (atomic_load(&cyclock__host.state) != INIT_NONE)
+		return FAIL("%s: the library was initialised before its first call",
+			    clocks[c].name);
+	k0 = kclock_ns(CLOCK_MONOTONIC);
+	v = clocks[c].read();
+	k1 = kclock_ns(CLOCK_MONOTONIC);
+	if (!measured_nothing())
+		return FAIL("%s: the first call finished initialising (state %u): it "
+			    "measured the frequency",
+			    clocks[c].name, atomic_load(&cyclock__host.state));
+	if (cyclock__host.warp_ran)
+		return FAIL("%s: the first call ran the warp check", clocks[c].name);
+	if (threads_now() != 1)
+		return FAIL("%s: %u threads after the first call", clocks[c].name, threads_now());
+	/* The kernel's clock on its own timeline (realtime and boottime are
+	 * offsets of it), so only CLOCK_MONOTONIC's can be bracketed here. */
+	if (c == 0 && (v < k0 || v > k1))
+		return FAIL("%s: the first call's %llu is outside the kernel's [%llu, %llu]",
+			    clocks[c].name, (unsigned long long)v, (unsigned long long)k0,
+			    (unsigned long long)k1);
+	return 0;
+}
+
+static void first_call_of_each_clock_does_not_wait(void **unused)
+{
+	(void)unused;
+	for (size_t c = 0; c < NCLOCKS; c++)
+		for (int i = 0; i < CHILDREN; i++)
+			if (in_child(first_call_child, c))
+				fail_msg("%s: child %d failed", clocks[c].name, i);
+}
+
+/* The hand-over: readers from the first call on, each checking its clock
+ * against the largest value any reader has seen before its own read. */
+static CYCLOCK_ATOMIC(uint64_t) seen;
+static CYCLOCK_ATOMIC(uint32_t) bad;
+static CYCLOCK_ATOMIC(uint32_t) go;
+static uint64_t back_by;
+
+static void *handover_reader(void *unused)
+{
+	uint64_t end;
+
+	(void)unused;
+	while (!atomic_load(&go))
+		;
+	end = kclock_ns(CLOCK_MONOTONIC) + HANDOVER_NS;
+	while (kclock_ns(CLOCK_MONOTONIC) < end && !atomic_load(&bad)) {
+		uint64_t before = atomic_load(&seen), v = cyclock_now(), cur = before;
+
+		if (v < before) {
+			back_by = before - v;
+			atomic_store(&bad, 1);
+		}
+		while (cur < v && !atomic_compare_exchange_weak(&seen, &cur, v))
+			;
+	}
+	return NULL;
+}
+
+static int handover_child(size_t unused)
+{
+	pthread_t t[2];
+
+	(void)unused;
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&t[i], NULL, handover_reader, NULL))
+			return FAIL("pthread_create failed");
+	atomic_store(&go, 1);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	if (atomic_load(&bad))
+		return FAIL("cyclock_now() went back by %llu ns across threads",
+			    (unsigned long long)back_by);
+	if (atomic_load(&cyclock__host.state) != INIT_DONE)
+		return FAIL("initialisation did not finish within %llu ms",
+			    (unsigned long long)(HANDOVER_NS / 1000000));
+	return cyclock__host.using_counter ? 0 : SKIP;
+}
+
+static void handover_does_not_go_back(void **unused)
+{
+	(void)unused;
+	for (int i = 0; i < CHILDREN; i++) {
+		int rc = in_child(handover_child, 0);
+
+		if (rc == SKIP)
+			skip(); /* the counter is not used here: no hand-over */
+		if (rc)
+			fail_msg("child %d failed", i);
+	}
+}
+
+/* Child: a warp check asked for after a lazy start still runs, at the
+ * second half's checks (where two CPUs are allowed and the counter is
+ * the kernel's clocksource, else SKIP). */
+static int warp_check_child(size_t unused)
+{
+	cpu_set_t set;
+
+	(void)unused;
+	(void)cyclock_now();
+	if (cyclock_init(CYCLOCK_INIT_WARP_CHECK) != CYCLOCK_USING_COUNTER)
+		return SKIP;
+	if (sched_getaffinity(0, sizeof(set), &set) || CPU_COUNT(&set) < 2)
+		return SKIP;
+	if (!cyclock__host.warp_ran)
+		return FAIL("cyclock_init(CYCLOCK_INIT_WARP_CHECK) after the first read: no check "
+			    "(%s)",
+			    cyclock_describe());
+	return 0;
+}
+
+static void warp_check_after_a_lazy_start(void **unused)
+{
+	int rc = in_child(warp_check_child, 0);
+
+	(void)unused;
+	if (rc == SKIP)
+		skip();
+	assert_int_equal(rc, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(first_call_of_each_clock_does_not_wait),
+		cmocka_unit_test(handover_does_not_go_back),
+		cmocka_unit_test(warp_check_after_a_lazy_start),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
