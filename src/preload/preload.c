@@ -7,7 +7,11 @@
  * Served: CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW and
  * CLOCK_BOOTTIME, from the fast path of the ordered readers
  * (cyclock_realtime(), _now(), _raw(), _boottime()) inlined here, on the
- * kernel's zero.  CYCLOCK_PRELOAD_CLOCKS, a comma-separated list of
+ * kernel's zero.  CYCLOCK_PRELOAD_RELAXED=1 serves them from the
+ * unordered counter read instead (cyclock_now_relaxed()'s): monotonic
+ * within each thread only, which docs/preload.md says when is safe; "0"
+ * or unset is the default, any other value gets one line on stderr and
+ * is ignored.  CYCLOCK_PRELOAD_CLOCKS, a comma-separated list of
  * monotonic, monotonic_raw, realtime, boottime, monotonic_coarse and
  * realtime_coarse, says which instead; unknown names are ignored.  The
  * coarse clocks (and time(), CLOCK_REALTIME_COARSE's seconds) are served
@@ -61,6 +65,9 @@
 	      BIT(CLOCK_MONOTONIC_RAW) | BIT(CLOCK_BOOTTIME))
 /* Served only when named: they need a ticker thread. */
 #define COARSE (BIT(CLOCK_MONOTONIC_COARSE) | BIT(CLOCK_REALTIME_COARSE))
+/* Beside the ids' bits (all below 16): the fine clocks from the
+ * unordered read (CYCLOCK_PRELOAD_RELAXED=1). */
+#define RELAXED (1u << 31)
 
 typedef int gettime_fn(clockid_t id, struct timespec *ts);
 typedef int gettimeofday_fn(struct timeval *tv, void *tz);
@@ -68,7 +75,8 @@ typedef int timespec_get_fn(struct timespec *ts, int base);
 typedef time_t time_fn(time_t *t);
 
 /*
- * The clock ids served, as bits; 0 until the constructor has finished.
+ * The clock ids served, as bits, and RELAXED; 0 until the constructor has
+ * finished.
  * Relaxed: cyclock's readers synchronise with its initialisation on their
  * own, and the real functions below are only an optimisation over the
  * syscall, so seeing either early or late is correct.
@@ -81,9 +89,9 @@ static _Atomic(time_fn *) real_time;
 /* The vDSO's clock_gettime(), when the next one is libc's: see vdso_gettime_of(). */
 static _Atomic(gettime_fn *) vdso_gettime;
 
-/* The served ids' bits, for tests and "cyclock run" to check that the
- * preload is loaded (and serving: non-zero).  Written once, by the
- * constructor. */
+/* The served ids' bits and RELAXED, for tests and "cyclock run" to check
+ * that the preload is loaded (and serving: non-zero).  Written once, by
+ * the constructor. */
 PRELOAD_API _Atomic unsigned int cyclock_preload_active;
 
 /* The library's sources are compiled with clock_gettime renamed to this,
@@ -159,24 +167,36 @@ static inline __attribute__((always_inline)) void read_ts(struct cyclock__timeli
 	}
 }
 
-/* @id is served (one of FINE).  Each case inlines its own fast path. */
-static inline __attribute__((always_inline)) void read_served(clockid_t id, uint64_t *sec,
-							      uint64_t *nsec)
+/* @id is served (one of FINE), with the read @ordered says (a constant
+ * at each call site).  Each case inlines its own fast path. */
+static inline __attribute__((always_inline)) void read_fine(clockid_t id, unsigned int ordered,
+							    uint64_t *sec, uint64_t *nsec)
 {
 	switch (id) {
 	case CLOCK_MONOTONIC:
-		read_ts(&cyclock__mono, CYCLOCK__ORDERED, sec, nsec);
+		read_ts(&cyclock__mono, ordered, sec, nsec);
 		break;
 	case CLOCK_REALTIME:
-		read_ts(&cyclock__mono, CYCLOCK__ORDERED | CYCLOCK__REAL, sec, nsec);
+		read_ts(&cyclock__mono, ordered | CYCLOCK__REAL, sec, nsec);
 		break;
 	case CLOCK_MONOTONIC_RAW:
-		read_ts(&cyclock__raw, CYCLOCK__ORDERED | CYCLOCK__RAW, sec, nsec);
+		read_ts(&cyclock__raw, ordered | CYCLOCK__RAW, sec, nsec);
 		break;
 	default:
-		read_ts(&cyclock__mono, CYCLOCK__ORDERED | CYCLOCK__BOOT, sec, nsec);
+		read_ts(&cyclock__mono, ordered | CYCLOCK__BOOT, sec, nsec);
 		break;
 	}
+}
+
+/* @id is served (one of FINE); @mask is what is (RELAXED or not): a
+ * branch on a value already loaded, the same at every call. */
+static inline __attribute__((always_inline)) void read_served(clockid_t id, unsigned int mask,
+							      uint64_t *sec, uint64_t *nsec)
+{
+	if (mask & RELAXED)
+		read_fine(id, 0, sec, nsec);
+	else
+		read_fine(id, CYCLOCK__ORDERED, sec, nsec);
 }
 
 /* CLOCK_REALTIME - CLOCK_MONOTONIC, from the current segment: the one
@@ -210,24 +230,29 @@ static void read_coarse(bool real, uint64_t *sec, uint64_t *nsec)
 	*nsec = ns % NS_PER_SEC;
 }
 
-static bool is_served(clockid_t id)
+/* Whether @id is served by @mask (served's value). */
+static bool is_served(unsigned int mask, clockid_t id)
 {
-	unsigned int mask = atomic_load_explicit(&served, memory_order_relaxed);
-
 	/* Negative ids (CPU-time clocks of a pid or thread) wrap to large. */
-	return (unsigned int)id < 32 && (mask & BIT(id));
+	return (unsigned int)id < 16 && (mask & BIT(id));
+}
+
+static unsigned int served_now(void)
+{
+	return atomic_load_explicit(&served, memory_order_relaxed);
 }
 
 PRELOAD_API int clock_gettime(clockid_t id, struct timespec *ts)
 {
+	unsigned int mask = served_now();
 	uint64_t sec, nsec;
 
-	if (!is_served(id) || is_null(ts))
+	if (!is_served(mask, id) || is_null(ts))
 		return pass_gettime(id, ts);
 	if (cyclock_unlikely(BIT(id) & COARSE))
 		read_coarse(id == CLOCK_REALTIME_COARSE, &sec, &nsec);
 	else
-		read_served(id, &sec, &nsec);
+		read_served(id, mask, &sec, &nsec);
 	ts->tv_sec = (time_t)sec;
 	ts->tv_nsec = (long)nsec;
 	return 0;
@@ -236,11 +261,12 @@ PRELOAD_API int clock_gettime(clockid_t id, struct timespec *ts)
 /* With a timezone asked for, the kernel fills it: pass through. */
 PRELOAD_API int gettimeofday(struct timeval *restrict tv, void *restrict tz)
 {
+	unsigned int mask = served_now();
 	gettimeofday_fn *fn;
 	uint64_t sec, nsec;
 
-	if (is_served(CLOCK_REALTIME) && !is_null(tv) && !tz) {
-		read_served(CLOCK_REALTIME, &sec, &nsec);
+	if (is_served(mask, CLOCK_REALTIME) && !is_null(tv) && !tz) {
+		read_served(CLOCK_REALTIME, mask, &sec, &nsec);
 		tv->tv_sec = (time_t)sec;
 		tv->tv_usec = (suseconds_t)(nsec / 1000);
 		return 0;
@@ -258,7 +284,7 @@ PRELOAD_API time_t time(time_t *t)
 	struct timespec ts;
 	uint64_t sec, nsec;
 
-	if (is_served(CLOCK_REALTIME_COARSE)) {
+	if (is_served(served_now(), CLOCK_REALTIME_COARSE)) {
 		read_coarse(true, &sec, &nsec);
 		ts.tv_sec = (time_t)sec;
 	} else if (fn) {
@@ -299,6 +325,19 @@ static unsigned int wanted_clocks(const char *list)
 		list += len + (list[len] == ',');
 	}
 	return mask;
+}
+
+/* CYCLOCK_PRELOAD_RELAXED as RELAXED or 0. */
+static unsigned int wanted_relaxed(const char *v)
+{
+	static const char said[] = "cyclock: ignoring CYCLOCK_PRELOAD_RELAXED (expected 1 or 0)\n";
+
+	if (!v || !strcmp(v, "0"))
+		return 0;
+	if (!strcmp(v, "1"))
+		return RELAXED;
+	cyclock__say(said, sizeof(said) - 1);
+	return 0;
 }
 
 /* The vDSO's name for clock_gettime(). */
@@ -347,6 +386,7 @@ static gettime_fn *vdso_gettime_of(gettime_fn *next)
 __attribute__((constructor)) static void preload_init(void)
 {
 	unsigned int mask = wanted_clocks(getenv("CYCLOCK_PRELOAD_CLOCKS"));
+	unsigned int relaxed = wanted_relaxed(getenv("CYCLOCK_PRELOAD_RELAXED"));
 
 	atomic_store(&real_gettime, (gettime_fn *)dlsym(RTLD_NEXT, "clock_gettime"));
 	atomic_store(&real_gettimeofday, (gettimeofday_fn *)dlsym(RTLD_NEXT, "gettimeofday"));
@@ -358,6 +398,6 @@ __attribute__((constructor)) static void preload_init(void)
 	/* Done without the counter: the kernel's clocks, so pass everything through. */
 	if (atomic_load(&cyclock__host.state) == INIT_DONE && !cyclock__host.using_counter)
 		mask = 0;
-	atomic_store(&served, mask);
-	atomic_store(&cyclock_preload_active, mask);
+	atomic_store(&served, mask ? mask | relaxed : 0);
+	atomic_store(&cyclock_preload_active, mask ? mask | relaxed : 0);
 }

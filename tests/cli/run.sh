@@ -39,6 +39,9 @@ LD_PRELOAD=libm.so.6 cli_run run -v --clocks realtime -- sh -c 'echo "$LD_PRELOA
 grep -qE '^/.*/libcyclock-preload\.so:libm\.so\.6 realtime$' "$out" ||
 	cli_fail "run sh: environment '$(cat "$out")'"
 grep -q '^cyclock: run: LD_PRELOAD=.*libcyclock-preload.so' "$err" || cli_fail "run -v: '$(cat "$err")'"
+cli_run run -v --relaxed -- sh -c 'echo "$CYCLOCK_PRELOAD_RELAXED"'
+[[ $(cat "$out") == 1 ]] && grep -q 'CYCLOCK_PRELOAD_RELAXED=1' "$err" ||
+	cli_fail "run --relaxed: '$(cat "$out" "$err")'"
 
 # The program sees the preload, serving what --clocks says (77: no trusted
 # counter, the preload passes everything through).
@@ -52,5 +55,12 @@ if ((rc == 0)); then
 	((rc == 0)) || cli_fail "run preload_consistency: exit $rc: $(cat "$out" "$err")"
 	cli_run run --clocks monotonic,realtime,monotonic_coarse,realtime_coarse -- "$programs/preload_coarse"
 	grep -q 'served mask 0x63,' "$out" || cli_fail "run --clocks ..._coarse: '$(cat "$out" "$err")'"
+	# --relaxed: the preload says so (bit 31), and its checker holds per thread;
+	# without it, relaxed is off even when the environment had it on.
+	cli_run run --relaxed -- "$programs/preload_consistency" 0.5
+	((rc == 0)) && grep -q 'served mask 0x80000093 (relaxed' "$out" ||
+		cli_fail "run --relaxed: exit $rc: '$(cat "$out" "$err")'"
+	CYCLOCK_PRELOAD_RELAXED=1 cli_run run -- "$programs/preload_errors"
+	grep -q 'served mask 0x93,' "$out" || cli_fail "run without --relaxed: '$(cat "$out")'"
 fi
 cli_done

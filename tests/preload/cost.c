@@ -5,17 +5,21 @@
  *
  *     LD_PRELOAD=libcyclock-preload.so preload_cost [ROUNDS]
  *
- * For each served clock it times three functions of clock_gettime()'s
+ * For each served clock it times five functions of clock_gettime()'s
  * shape, called through a pointer as a program calls through its PLT, in
  * interleaved rounds of 2 million calls (ROUNDS, default 15), then
  * gettimeofday() and time() (libc's and the program's, without a floor):
  *   libc     libc's clock_gettime(), found with dlopen(RTLD_NOLOAD): the vDSO
  *   preload  the clock_gettime() the program gets: the preload's
- *   floor    an ordered counter read stored into the timespec, nothing else:
- *            the least any clock_gettime() with ordered reads can cost here
+ *   rdtscp, lfence;rdtsc  floors: an ordered counter read stored into the
+ *            timespec, nothing else (x86-64; elsewhere the one ordered
+ *            read): the cheaper is the least any clock_gettime() with
+ *            ordered reads can cost here, the floor of the default preload
+ *   rdtsc    the unordered read stored: the floor of the relaxed preload
+ *            (CYCLOCK_PRELOAD_RELAXED=1)
  * The caller adds up tv_nsec, as a program uses what it reads; an ordered
  * read waits for that too.  Prints the median and best ns per call and
- * the ratios of medians.  Then how far each clock lies outside libc's
+ * the ratios of medians to libc's.  Then how far each clock lies outside libc's
  * readings taken just before and after it.  Not a test: it asserts nothing.
  */
 #define _GNU_SOURCE
@@ -30,17 +34,34 @@
 
 #define CALLS 2000000
 #define MAX_ROUNDS 101
+#define NVARIANTS 5
 
 typedef int gettime_fn(clockid_t id, struct timespec *ts);
 
-static __attribute__((noinline)) int floor_gettime(clockid_t id, struct timespec *ts)
+static inline int store_counter(uint64_t cyc, struct timespec *ts)
 {
-	uint64_t cyc = cyclock_arch_counter_ordered();
-
-	(void)id;
 	ts->tv_sec = (time_t)(cyc >> 32);
 	ts->tv_nsec = (long)(cyc & 0xffffffff);
 	return 0;
+}
+
+/* The floors: ordered read 0 and (x86-64) 1, and the unordered read. */
+static __attribute__((noinline)) int floor0_gettime(clockid_t id, struct timespec *ts)
+{
+	(void)id;
+	return store_counter(cyclock_arch_counter_ordered_how(0), ts);
+}
+
+static __attribute__((noinline)) int floor1_gettime(clockid_t id, struct timespec *ts)
+{
+	(void)id;
+	return store_counter(cyclock_arch_counter_ordered_how(1), ts);
+}
+
+static __attribute__((noinline)) int plain_gettime(clockid_t id, struct timespec *ts)
+{
+	(void)id;
+	return store_counter(cyclock_arch_counter(), ts);
 }
 
 /* gettimeofday() and time(), libc's and the program's, in clock_gettime()'s shape. */
@@ -121,6 +142,8 @@ struct variant {
 	double median;
 };
 
+/* @nv variants interleaved; a line of medians and bests, then the
+ * ratios of medians to the first's (libc's). */
 static void measure(const char *clock, clockid_t id, struct variant *v, int nv, int rounds)
 {
 	for (int r = 0; r < rounds; r++)
@@ -130,11 +153,11 @@ static void measure(const char *clock, clockid_t id, struct variant *v, int nv, 
 	for (int i = 0; i < nv; i++) {
 		qsort(v[i].ns, (size_t)rounds, sizeof(double), cmp_double);
 		v[i].median = v[i].ns[rounds / 2];
-		printf(" %8.2f %6.2f", v[i].median, v[i].ns[0]);
+		printf(" %7.2f %5.2f", v[i].median, v[i].ns[0]);
 	}
-	printf("%*s   %6.3f", (3 - nv) * 16, "", v[1].median / v[0].median);
-	if (nv > 2)
-		printf(" %6.3f", v[2].median / v[0].median);
+	printf("%*s ", (NVARIANTS - nv) * 14, "");
+	for (int i = 1; i < nv; i++)
+		printf(" %6.3f", v[i].median / v[0].median);
 	printf("\n");
 }
 
@@ -197,23 +220,34 @@ int main(int argc, char **argv)
 	gettime_fn *libc_fn = libc ? (gettime_fn *)dlsym(libc, "clock_gettime") : NULL;
 	const unsigned int *active = (const unsigned int *)dlsym(RTLD_DEFAULT,
 								 "cyclock_preload_active");
-	struct variant v[3] = {
+	struct variant v[NVARIANTS] = {
 		{ .name = "libc", .fn = libc_fn },
 		{ .name = "preload", .fn = clock_gettime },
-		{ .name = "floor", .fn = floor_gettime },
+		{ .name = cyclock_arch_ordered_name(0), .fn = floor0_gettime },
+		{ .name = cyclock_arch_ordered_name(1), .fn = floor1_gettime },
+		{ .name = "rdtsc", .fn = plain_gettime },
 	};
+	int nfloor = CYCLOCK_ARCH_ORDERED_HOWS > 2 ? NVARIANTS : NVARIANTS - 1;
 
 	if (!libc_fn || rounds < 1 || rounds > MAX_ROUNDS) {
 		fprintf(stderr, "usage: preload_cost [ROUNDS 1..%d] (libc.so.6 %s)\n", MAX_ROUNDS,
 			libc_fn ? "found" : "not found");
 		return 2;
 	}
-	printf("preload: %s; ns per call, median and best of %d rounds of %d calls\n",
-	       !active ? "not loaded" : *active ? "serving" : "passing through", rounds, CALLS);
-	printf("%-16s %15s %15s %15s   %6s %6s\n", "clock", "libc", "preload", "floor",
-	       "p/libc", "f/libc");
+	if (nfloor < NVARIANTS) /* one ordered read: no second floor */
+		v[3] = v[4];
+	printf("preload: %s%s; ns per call, median and best of %d rounds of %d calls\n",
+	       !active ? "not loaded" : *active ? "serving" : "passing through",
+	       active && (*active & (1u << 31)) ? ", relaxed" : "", rounds, CALLS);
+	printf("%-16s", "clock");
+	for (int i = 0; i < nfloor; i++)
+		printf(" %13.13s", v[i].name);
+	printf("%*s ", (NVARIANTS - nfloor) * 14, "");
+	for (int i = 1; i < nfloor; i++)
+		printf(" %6.6s", v[i].name);
+	printf("  (x libc)\n");
 	for (size_t c = 0; c < sizeof(clocks) / sizeof(clocks[0]); c++)
-		measure(clocks[c].name, clocks[c].id, v, 3, rounds);
+		measure(clocks[c].name, clocks[c].id, v, nfloor, rounds);
 	libc_gettimeofday = (gettimeofday_fn *)dlsym(libc, "gettimeofday");
 	if (libc_gettimeofday) {
 		v[0].fn = libc_gtod;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cyclock run [-v] [--clocks LIST] -- COMMAND [ARGS...]: runs COMMAND with
- * libcyclock-preload.so first in LD_PRELOAD, so that its clock_gettime(),
- * gettimeofday(), timespec_get() and (with a coarse clock) time() are
- * served by cyclock.  The library is
+ * cyclock run [-v] [--relaxed] [--clocks LIST] -- COMMAND [ARGS...]: runs
+ * COMMAND with libcyclock-preload.so first in LD_PRELOAD, so that its
+ * clock_gettime(), gettimeofday(), timespec_get() and (with a coarse
+ * clock) time() are served by cyclock; --relaxed sets
+ * CYCLOCK_PRELOAD_RELAXED=1 (the unordered read: monotonic per thread).  The library is
  * looked for next to the tool in the build tree, then where it is
  * installed.  Exit status: COMMAND's, since it replaces this process;
  * 2 for a bad command line or no preload library, 127 when COMMAND is not
@@ -24,7 +25,7 @@
 #define CYCLOCK_PRELOAD_INSTALLED "/usr/local/lib/libcyclock-preload.so"
 #endif
 
-#define RUN_USAGE "usage: cyclock run [-v] [--clocks LIST] -- COMMAND [ARGS...]"
+#define RUN_USAGE "usage: cyclock run [-v] [--relaxed] [--clocks LIST] -- COMMAND [ARGS...]"
 
 static void run_usage(void)
 {
@@ -33,9 +34,14 @@ static void run_usage(void)
 	     "by cyclock (libcyclock-preload.so, prepended to LD_PRELOAD).\n\n"
 	     "  --clocks LIST  serve these, comma-separated: monotonic, monotonic_raw,\n"
 	     "                 realtime, boottime (the default: those four),\n"
-	     "                 monotonic_coarse, realtime_coarse (and time(); they start\n"
-	     "                 a ticker thread); the others and the CPU-time clocks\n"
-	     "                 stay the kernel's\n"
+	     "                 monotonic_coarse, realtime_coarse (and time()); the\n"
+	     "                 others and the CPU-time clocks stay the kernel's\n"
+	     "  --relaxed      serve the fine clocks from the unordered counter read:\n"
+	     "                 cheaper, but monotonic within each thread only, not\n"
+	     "                 between threads (by up to the cross-CPU warp that\n"
+	     "                 'cyclock bench warp' measures): for single-threaded\n"
+	     "                 programs and process-per-connection servers\n"
+	     "                 (CYCLOCK_PRELOAD_RELAXED=1; see docs/preload.md)\n"
 	     "  -v             say on stderr what is preloaded\n\n"
 	     "Exit status: COMMAND's; 2 bad command line or no preload library,\n"
 	     "126 COMMAND cannot be run, 127 COMMAND not found.");
@@ -104,7 +110,7 @@ int cmd_run(int argc, char **argv)
 {
 	const char *clocks = NULL, *lib;
 	char buf[PATH_MAX + 64];
-	bool verbose = false;
+	bool verbose = false, relaxed = false;
 	int i = 1;
 
 	for (; i < argc && strcmp(argv[i], "--"); i++) {
@@ -113,6 +119,8 @@ int cmd_run(int argc, char **argv)
 			return EXIT_OK;
 		} else if (!strcmp(argv[i], "-v")) {
 			verbose = true;
+		} else if (!strcmp(argv[i], "--relaxed")) {
+			relaxed = true;
 		} else if (!strcmp(argv[i], "--clocks") && i + 1 < argc) {
 			clocks = argv[++i];
 		} else if (argv[i][0] != '-') {
@@ -135,13 +143,17 @@ int cmd_run(int argc, char **argv)
 			   CYCLOCK_PRELOAD_INSTALLED);
 		return EXIT_USAGE;
 	}
-	if (set_preload(lib) || (clocks && setenv("CYCLOCK_PRELOAD_CLOCKS", clocks, 1))) {
+	/* Unset unless asked: an inherited setting must not make it relaxed. */
+	if (set_preload(lib) || (clocks && setenv("CYCLOCK_PRELOAD_CLOCKS", clocks, 1)) ||
+	    (relaxed ? setenv("CYCLOCK_PRELOAD_RELAXED", "1", 1)
+		     : unsetenv("CYCLOCK_PRELOAD_RELAXED"))) {
 		tool_error("run: cannot set the environment: %s", strerror(errno));
 		return EXIT_USAGE;
 	}
 	if (verbose)
-		fprintf(stderr, "cyclock: run: LD_PRELOAD=%s%s%s\n", getenv("LD_PRELOAD"),
-			clocks ? " CYCLOCK_PRELOAD_CLOCKS=" : "", clocks ? clocks : "");
+		fprintf(stderr, "cyclock: run: LD_PRELOAD=%s%s%s%s\n", getenv("LD_PRELOAD"),
+			clocks ? " CYCLOCK_PRELOAD_CLOCKS=" : "", clocks ? clocks : "",
+			relaxed ? " CYCLOCK_PRELOAD_RELAXED=1" : "");
 	execvp(argv[i], argv + i);
 	tool_error("run: %s: %s", argv[i], strerror(errno));
 	return errno == ENOENT ? 127 : 126;
