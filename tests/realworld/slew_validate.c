@@ -24,6 +24,13 @@
  * (50 ms in a row with no reading over 1 us, in the second after it).
  * The figures, and how long each change took to settle, are printed.
  *
+ * Meanwhile a prober thread starts fresh processes (this program again,
+ * exec'd, so the library starts from nothing), one after another: each
+ * reads CLOCK_MONOTONIC from its very first call, on two threads, for
+ * HANDOVER_NS, across the hand-over from the kernel's clock to the
+ * counter's, while the driver changes the kernel's clock; every reading
+ * is checked as above, and none may step back.
+ *
  * With --preload, the clocks are clock_gettime()'s (CLOCK_MONOTONIC,
  * _RAW, _REALTIME, _BOOTTIME), which LD_PRELOAD=libcyclock-preload.so
  * serves, and the kernel's are read with the system call; otherwise they
@@ -34,9 +41,11 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
+#include <spawn.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "cyclock.h"
@@ -47,6 +56,7 @@
 #define MAX_CHANGES 4096
 #define STEADY_AFTER_NS 200000000ll /* a change this long ago no longer counts */
 #define SETTLE_WATCH_NS 1000000000ll /* how long after a change settling is watched */
+#define HANDOVER_NS 5000000ll        /* a fresh process reads for this long */
 
 enum kind { STEADY, NTP, FAST, NKINDS };
 static const char *const kind_name[NKINDS] = { "steady", "NTP (+-500 ppm steps)",
@@ -58,6 +68,7 @@ static const char *const clock_name[NCLOCKS] = { "monotonic", "raw", "realtime",
 static uint64_t (*const lib_clock[NCLOCKS])(void) = { cyclock_now, cyclock_raw,
 						      cyclock_realtime, cyclock_boottime };
 static bool preload;
+extern char **environ;
 
 /* The driver's word on what the kernel is doing, for the readers. */
 static _Atomic int cur_kind = STEADY;
@@ -394,20 +405,88 @@ static int report_settle(void)
 	return failures;
 }
 
+/* A fresh process's reader: CLOCK_MONOTONIC from the first call on. */
+static _Atomic uint64_t fresh_seen;
+static atomic_bool fresh_go;
+static atomic_ulong fresh_back;
+
+static void *fresh_reader(void *unused)
+{
+	int64_t end;
+
+	(void)unused;
+	while (!atomic_load(&fresh_go))
+		;
+	end = kernel_ns(CLOCK_MONOTONIC) + HANDOVER_NS;
+	while (kernel_ns(CLOCK_MONOTONIC) < end) {
+		uint64_t g = atomic_load_explicit(&fresh_seen, memory_order_acquire), v = clock_ns(0);
+
+		if (v < g && atomic_fetch_add(&fresh_back, 1) < 3)
+			fprintf(stderr, "slew_validate: a fresh process's monotonic: %llu, %lld ns "
+				"below another thread's\n", (unsigned long long)v, (long long)(g - v));
+		while (g < v && !atomic_compare_exchange_weak_explicit(&fresh_seen, &g, v,
+								       memory_order_release,
+								       memory_order_acquire))
+			;
+	}
+	return NULL;
+}
+
+/* The fresh process: exit 1 if a reading stepped back. */
+static int fresh_process(void)
+{
+	pthread_t t[2];
+
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, fresh_reader, NULL);
+	atomic_store(&fresh_go, true);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	return atomic_load(&fresh_back) ? 1 : 0;
+}
+
+static atomic_ulong fresh_runs, fresh_failed;
+
+/* Fresh processes, one after another, until stop. */
+static void *prober(void *unused)
+{
+	static char name[] = "slew_validate", fresh[] = "--fresh", with[] = "--preload";
+	char *argv[] = { name, fresh, preload ? with : NULL, NULL };
+	pid_t pid;
+	int status;
+
+	(void)unused;
+	while (!atomic_load(&stop)) {
+		if (posix_spawn(&pid, "/proc/self/exe", NULL, NULL, argv, environ))
+			break;
+		if (waitpid(pid, &status, 0) != pid)
+			break;
+		atomic_fetch_add(&fresh_runs, 1);
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			atomic_fetch_add(&fresh_failed, 1);
+	}
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	double seconds = 20;
 	int64_t run_ns;
 	int ncpu, rc, failures;
-	pthread_t t[64], drv, st;
+	pthread_t t[64], drv, st, pr;
 	struct reader *rd;
+	bool fresh = false;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--preload"))
 			preload = true;
+		else if (!strcmp(argv[i], "--fresh"))
+			fresh = true;
 		else
 			seconds = atof(argv[i]);
 	}
+	if (fresh)
+		return fresh_process();
 	if (seconds < 5 || seconds > 3600) {
 		fprintf(stderr, "usage: slew_validate [5..3600 seconds] [--preload]\n");
 		return 2;
@@ -432,6 +511,7 @@ int main(int argc, char **argv)
 		pthread_create(&t[i], NULL, reader, &rd[i]);
 	}
 	pthread_create(&st, NULL, stepper, NULL);
+	pthread_create(&pr, NULL, prober, NULL);
 	pthread_create(&drv, NULL, driver, &run_ns);
 	pthread_join(drv, NULL);
 	nap_ms(500);
@@ -439,13 +519,18 @@ int main(int argc, char **argv)
 	for (int i = 0; i < ncpu; i++)
 		pthread_join(t[i], NULL);
 	pthread_join(st, NULL);
+	pthread_join(pr, NULL);
 	printf("slew_validate%s: %.0f s, %d readers, %lu readings, %u changes of the kernel's"
 	       " clock, %lu backward steps\n",
 	       preload ? " --preload" : "", seconds, ncpu, atomic_load(&reads),
 	       atomic_load(&cur_change), atomic_load(&back_steps));
+	printf("  %lu fresh processes read across the hand-over to the counter, %lu with a "
+	       "backward step\n",
+	       atomic_load(&fresh_runs), atomic_load(&fresh_failed));
 	if (!preload)
 		printf("  %s\n", cyclock_describe());
-	failures = report(rd, ncpu) + report_settle() + (int)atomic_load(&back_steps);
+	failures = report(rd, ncpu) + report_settle() + (int)atomic_load(&back_steps) +
+		   (int)atomic_load(&fresh_failed) + !atomic_load(&fresh_runs);
 	free(rd);
 	return failures ? 1 : 0;
 }
