@@ -135,6 +135,7 @@ struct cyclock__host {
 	uint64_t max_back_cyc, min_int_cyc, max_int_cyc;
 	uint64_t fresh_cyc, fresh_margin_cyc, cap_cyc, recheck_cyc, quick_int_cyc, tight_cyc;
 	uint64_t off_real, off_boot;       /* as last published */
+	uint64_t off_real_w, off_boot_w;   /* the widths of their brackets */
 	struct cyclock__sample first_raw;  /* for the frequency's uncertainty */
 	struct cyclock__track mono, raw;
 	uint32_t ordered;                  /* the ordered read chosen (timeline.how) */

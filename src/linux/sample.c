@@ -25,13 +25,15 @@ void cyclock__sample(clockid_t id, struct cyclock__sample *s)
 	}
 }
 
-/* @id - CLOCK_MONOTONIC, from the tightest of three (mono, id, mono). */
+/* @id - CLOCK_MONOTONIC, from the tightest of (mono, id, mono): three,
+ * or up to 16 while none is within 1 us (a preempted bracket is off by up
+ * to half its width, as on a loaded machine under a sanitizer). */
 static uint64_t offset_to_mono(clockid_t id, uint64_t *width)
 {
 	uint64_t best = 0;
 
 	*width = UINT64_MAX;
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 16 && (i < 3 || *width > NSEC_PER_USEC); i++) {
 		uint64_t m1 = cyclock__kernel_ns(CLOCK_MONOTONIC);
 		uint64_t x = cyclock__kernel_ns(id);
 		uint64_t m2 = cyclock__kernel_ns(CLOCK_MONOTONIC);
@@ -47,9 +49,11 @@ static uint64_t offset_to_mono(clockid_t id, uint64_t *width)
 /*
  * The kernel's REALTIME and BOOTTIME offsets from MONOTONIC change only
  * when the system clock is set or the machine resumes; a new reading
- * differing by less than its own uncertainty is noise, not a change.
- * BOOTTIME's only grows.  Measured before the writer flag is taken (the
- * readings are the slow part), applied under it.
+ * differing by less than its own uncertainty is noise, not a change,
+ * unless the one in use was far less certain (a preempted first reading:
+ * it would otherwise stay until the clock is set).  BOOTTIME's only
+ * grows, so that cyclock_boottime() never goes back.  Measured before the writer flag is taken (the readings are the
+ * slow part), applied under it.
  */
 void cyclock__offsets_read(struct cyclock__offsets *o)
 {
@@ -64,9 +68,15 @@ void cyclock__offsets_apply(const struct cyclock__offsets *o, bool first)
 	uint64_t slack = 2 * o->real_w > NSEC_PER_USEC ? 2 * o->real_w : NSEC_PER_USEC;
 	int64_t d = (int64_t)(o->real - cyclock__host.off_real);
 
-	if (first || d > (int64_t)slack || d < -(int64_t)slack)
+	if (first || d > (int64_t)slack || d < -(int64_t)slack ||
+	    o->real_w < cyclock__host.off_real_w / 4) {
 		cyclock__host.off_real = o->real;
+		cyclock__host.off_real_w = o->real_w;
+	}
 	slack = 2 * o->boot_w > NSEC_PER_USEC ? 2 * o->boot_w : NSEC_PER_USEC;
-	if (first || (int64_t)(o->boot - cyclock__host.off_boot) > (int64_t)slack)
+	if (first || (int64_t)(o->boot - cyclock__host.off_boot) > (int64_t)slack ||
+	    (o->boot_w < cyclock__host.off_boot_w / 4 && o->boot > cyclock__host.off_boot)) {
 		cyclock__host.off_boot = o->boot;
+		cyclock__host.off_boot_w = o->boot_w;
+	}
 }

@@ -109,6 +109,50 @@ static uint64_t run_offset_step(enum which c, int64_t delta, unsigned int flags,
 	return shown_t - step_t;
 }
 
+/*
+ * A loaded machine during initialisation's first half: every kernel read
+ * comes after a gap, 200 and 100 us in turn, so each offset bracket is
+ * 300 us wide and its middle 50 us off, one way or the other.
+ */
+static bool alternate_big;
+
+static void alternate(void)
+{
+	alternate_big = !alternate_big;
+	w.t += alternate_big ? 200 * US : 100 * US;
+	w.hook = alternate;
+	w.hook_at = w_calls() + 1;
+}
+
+static int64_t off_real_err(void)
+{
+	return (int64_t)(cyclock__host.off_real - w.off_real);
+}
+
+/* The first offsets, 50 us off, are replaced at the second half by an
+ * exact reading in a bracket 40 us wide, 7.5 times tighter: not kept
+ * because they differ by less than twice its width. */
+static void noisy_first_offsets_are_replaced(void **state)
+{
+	(void)state;
+	sim_start(3000000000ull, 0, true, true);
+	w.hook = alternate;
+	w.hook_at = w_calls();
+	cyclock__init_once(CYCLOCK__INIT_DEFER);
+	w.hook = NULL;
+	if (abs64(off_real_err()) < 40 * (int64_t)US)
+		fail_msg("the first offsets are %" PRId64 " ns off: the noise did not reach them",
+			 off_real_err());
+	w.step = 20 * US; /* every bracket 40 us wide, its middle exact */
+	w.t += 600 * US;
+	(void)cyclock_now(); /* the second half */
+	w.step = SIM_STEP;
+	if (abs64(off_real_err()) > (int64_t)US)
+		fail_msg("REALTIME's offset %" PRId64 " ns off after the second half",
+			 off_real_err());
+	assert_int_equal(sim_read(REAL).err, 0);
+}
+
 static void realtime_plus_1s(void **state)
 {
 	(void)state;
@@ -191,6 +235,7 @@ static void suspend_counter_running(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(noisy_first_offsets_are_replaced),
 		cmocka_unit_test(realtime_plus_1s),
 		cmocka_unit_test(realtime_minus_1s),
 		cmocka_unit_test(realtime_step_after_a_resync),
