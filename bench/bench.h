@@ -25,7 +25,8 @@
 
 enum bench_group {
 	BENCH_GROUP_CYCLOCK, /* cyclock_now() and family */
-	BENCH_GROUP_FLOOR,   /* the bare counter reads: what nothing can beat */
+	BENCH_GROUP_FLOOR,   /* the bare counter reads, and the ordered one in ns: what
+			      * nothing can beat */
 	BENCH_GROUP_KERNEL,  /* clock_gettime() and the other libc/kernel clocks */
 };
 
@@ -62,10 +63,15 @@ bool bench_clock_available(const struct bench_clock *c);
 double bench_counter_hz(void);
 /* @delta readings of @c in ns. */
 double bench_clock_ns(const struct bench_clock *c, double delta);
-/* The floors a result is compared with: the ordered counter read and the
- * vDSO's CLOCK_MONOTONIC ("lfence_rdtsc"/"isb_cntvct"/NULL, "monotonic"). */
+/* The floors a result is compared with: the ordered counter read turned
+ * into ns, "ordered_ns" (NULL where there is no counter), and the vDSO's
+ * CLOCK_MONOTONIC, "monotonic". */
 const char *bench_floor_ordered(void);
 const char *bench_floor_plain(void);
+/* The ordered read ordered_ns uses, the one cyclock chose ("rdtscp",
+ * "lfence;rdtsc", "isb; mrs cntvct_el0"), or NULL where there is no
+ * counter.  Initialises the library (cyclock__get_info()). */
+const char *bench_floor_read(void);
 
 /* Where loops store their sums, so that no read is optimised away; one
  * per thread, so that threads timing at once share no line. */
@@ -116,6 +122,9 @@ struct bench_context {
 	char build_type[24];    /* CMAKE_BUILD_TYPE */
 	char counter[16];       /* cyclock's counter: "tsc", "none" */
 	double counter_hz;
+	char floor[32];         /* the clock x_floor is vs: "ordered_ns"; "" where none is
+				 * (and in files from before it was recorded) */
+	char ordered[32];       /* the ordered read it uses: "rdtscp", "lfence;rdtsc" */
 	char describe[512];     /* cyclock_describe() */
 };
 
@@ -175,9 +184,9 @@ void bench_result_extra(struct bench_result *r, const char *key, double value);
 double bench_result_get(const struct bench_result *r, const char *key);
 /* The result called @name, or NULL. */
 const struct bench_result *bench_run_find(const struct bench_run *run, const char *name);
-/* Adds the ratios "x_floor" (to the ordered counter read) and
- * "x_monotonic" (to the vDSO's CLOCK_MONOTONIC) to every result whose
- * scenario, variant and threads have those rows too. */
+/* Adds the ratios "x_floor" (to ordered_ns, the ordered counter read in
+ * ns) and "x_monotonic" (to the vDSO's CLOCK_MONOTONIC) to every result
+ * whose scenario, variant and threads have those rows too. */
 void bench_run_ratios(struct bench_run *run);
 
 /* ---- scenario.c: the scenarios and what they share ---- */

@@ -1,15 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Every clock the tool can time: cyclock's, the bare counter reads (the
- * floors nothing can beat) and the kernel's.  Each is one expression; the
- * macros below turn it into a reading function and two timed loops, so a
+ * Every clock the tool can time: cyclock's, the floors nothing can beat
+ * (the bare counter reads, and ordered_ns, the ordered read in ns, in
+ * ordered_ns.c) and the kernel's.  Each is one expression; the macros of
+ * clock_loops.h turn it into a reading function and two timed loops, so a
  * loop runs exactly what a program would write (a direct call, not a call
  * through a pointer, whose cost would be measured too).
- *
- * Latency loops fence after every read (lfence on x86, isb on arm64): the
- * next read starts only when this one's result is ready, as when a program
- * needs each timestamp before going on.  Throughput loops let reads
- * overlap, as a loop that only stores timestamps does.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -24,16 +20,12 @@
 #include <cyclock/hosted.h>
 
 #include "bench.h"
+#include "clock_loops.h"
 
 _Thread_local volatile uint64_t bench_sink;
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
-#define SERIALIZE() __asm__ __volatile__("lfence" ::: "memory")
-#elif defined(__aarch64__)
-#define SERIALIZE() __asm__ __volatile__("isb" ::: "memory")
-#else
-#define SERIALIZE() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #endif
 
 /* ---- the floors ---- */
@@ -126,34 +118,12 @@ static inline uint64_t k_times(void)
 	return (uint64_t)times(&t) * ns_per_clk_tck;
 }
 
-/* ---- one reading function and two loops per clock ---- */
-#define DEFINE_CLOCK(id, expr)                                               \
-	static uint64_t read_##id(void) { return (expr); }                  \
-	static double tp_##id(long calls)                                    \
-	{                                                                    \
-		uint64_t acc = 0, t0 = bench_now_ns();                       \
-		for (long i = 0; i < calls; i++)                             \
-			acc += (expr);                                       \
-		uint64_t t1 = bench_now_ns();                                \
-		bench_sink = acc;                                            \
-		return (double)(t1 - t0) / (double)calls;                    \
-	}                                                                    \
-	static double lat_##id(long calls)                                   \
-	{                                                                    \
-		uint64_t acc = 0, t0 = bench_now_ns();                       \
-		for (long i = 0; i < calls; i++) {                           \
-			acc += (expr);                                       \
-			SERIALIZE();                                         \
-		}                                                            \
-		uint64_t t1 = bench_now_ns();                                \
-		bench_sink = acc;                                            \
-		return (double)(t1 - t0) / (double)calls;                    \
-	}
-
+/* ---- one reading function and two loops per clock (clock_loops.h) ---- */
 #define CLOCK_ENTRY(id, group, flags, follows, what)                           \
 	{ #id, BENCH_GROUP_##group, flags, follows, what, read_##id, tp_##id, lat_##id }
 
 DEFINE_CLOCK(cyclock_now, cyclock_now())
+DEFINE_CLOCK(cyclock_now_inline, cyclock__read(&cyclock__mono, CYCLOCK__ORDERED))
 DEFINE_CLOCK(cyclock_now_relaxed, cyclock_now_relaxed())
 DEFINE_CLOCK(cyclock_raw, cyclock_raw())
 DEFINE_CLOCK(cyclock_realtime, cyclock_realtime())
@@ -184,6 +154,8 @@ DEFINE_CLOCK(syscall_monotonic, k_syscall_monotonic())
 static const struct bench_clock clocks[] = {
 	CLOCK_ENTRY(cyclock_now, CYCLOCK, ORD, "monotonic",
 		    "CLOCK_MONOTONIC from the counter, ordered"),
+	CLOCK_ENTRY(cyclock_now_inline, CYCLOCK, ORD, "monotonic",
+		    "cyclock_now() inlined (CYCLOCK_INLINE): the same reader, no call"),
 	CLOCK_ENTRY(cyclock_now_relaxed, CYCLOCK, 0, "monotonic",
 		    "cyclock_now() unordered: monotonic per thread only"),
 	CLOCK_ENTRY(cyclock_raw, CYCLOCK, ORD, "monotonic_raw", "CLOCK_MONOTONIC_RAW"),
@@ -191,7 +163,7 @@ static const struct bench_clock clocks[] = {
 		    "CLOCK_REALTIME"),
 	CLOCK_ENTRY(cyclock_boottime, CYCLOCK, ORD, "boottime", "CLOCK_BOOTTIME"),
 	CLOCK_ENTRY(cyclock_coarse, CYCLOCK, ORD, "monotonic",
-		    "cyclock_now() as a 1 ms ticker last stored it"),
+		    "the kernel's coarse clock on cyclock_now()'s timeline (no thread)"),
 	CLOCK_ENTRY(cyclock_local, CYCLOCK, 0, "monotonic",
 		    "the kernel's local_clock(): per CPU on an unsynchronised counter"),
 #if defined(__x86_64__)
@@ -205,6 +177,10 @@ static const struct bench_clock clocks[] = {
 	CLOCK_ENTRY(isb_cntvct, FLOOR, BENCH_CLOCK_TICKS | ORD, NULL,
 		    "isb; CNTVCT_EL0: the ordered read"),
 #endif
+	{ "ordered_ns", BENCH_GROUP_FLOOR, ORD, NULL,
+	  "the ordered read cyclock chose, then a multiply, add and shift into ns: "
+	  "the least an ordered ns clock can cost",
+	  bench__ordered_ns_read, bench__ordered_ns_throughput, bench__ordered_ns_latency },
 	CLOCK_ENTRY(monotonic, KERNEL, ORD, NULL, "clock_gettime(CLOCK_MONOTONIC), the vDSO"),
 	CLOCK_ENTRY(monotonic_raw, KERNEL, ORD, NULL, "clock_gettime(CLOCK_MONOTONIC_RAW)"),
 	CLOCK_ENTRY(realtime, KERNEL, ORD | BENCH_CLOCK_WALL, NULL,
@@ -286,33 +262,42 @@ bool bench_clock_available(const struct bench_clock *c)
 	if (strcmp(c->name, "rdtscp") == 0)
 		return have_rdtscp();
 #endif
+	if (strcmp(c->name, "ordered_ns") == 0)
+		return cyclock_arch_counter_usable();
 	id = kernel_id(c->name);
 	if (c->group == BENCH_GROUP_KERNEL && id != (clockid_t)-1)
 		return clock_gettime(id, &ts) == 0;
 	return true;
 }
 
-/* The counter's rate measured against CLOCK_MONOTONIC_RAW over 20 ms. */
+static uint64_t arch_counter(void)
+{
+	return cyclock_arch_counter();
+}
+
+/* The counter's rate measured against CLOCK_MONOTONIC_RAW over 20 ms, read
+ * by the first floor that returns ticks, else by the library's own read
+ * (riscv64 has no such floor); 0 without either. */
 static double measure_hz(void)
 {
 	size_t n;
 	const struct bench_clock *c = bench_clocks(&n);
-	const struct bench_clock *floor = NULL;
+	uint64_t (*ticks)(void) = CYCLOCK_ARCH_HAS_COUNTER ? arch_counter : NULL;
 	uint64_t t0, c0, t1, c1;
 
 	for (size_t i = 0; i < n; i++)
-		if (c[i].group == BENCH_GROUP_FLOOR) {
-			floor = &c[i];
+		if (c[i].group == BENCH_GROUP_FLOOR && (c[i].flags & BENCH_CLOCK_TICKS)) {
+			ticks = c[i].read;
 			break;
 		}
-	if (!floor)
+	if (!ticks)
 		return 0;
 	t0 = bench_now_ns();
-	c0 = floor->read();
+	c0 = ticks();
 	do
 		t1 = bench_now_ns();
 	while (t1 - t0 < 20000000);
-	c1 = floor->read();
+	c1 = ticks();
 	return (double)(c1 - c0) * 1e9 / (double)(t1 - t0);
 }
 
@@ -350,13 +335,7 @@ double bench_clock_ns(const struct bench_clock *c, double delta)
 
 const char *bench_floor_ordered(void)
 {
-#if defined(__x86_64__)
-	return "lfence_rdtsc";
-#elif defined(__aarch64__)
-	return "isb_cntvct";
-#else
-	return NULL;
-#endif
+	return cyclock_arch_counter_usable() ? "ordered_ns" : NULL;
 }
 
 const char *bench_floor_plain(void)

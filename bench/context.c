@@ -218,6 +218,7 @@ static void fill_system(struct bench_context *ctx, const char *argv0)
 void bench_context_fill(struct bench_context *ctx, const char *argv0)
 {
 	struct cyclock__info info;
+	const char *floor_clock, *floor_read;
 
 	memset(ctx, 0, sizeof(*ctx));
 	fill_system(ctx, argv0);
@@ -228,6 +229,10 @@ void bench_context_fill(struct bench_context *ctx, const char *argv0)
 	snprintf(ctx->counter, sizeof(ctx->counter), "%s",
 		 info.using_counter == CYCLOCK_USING_COUNTER ? info.counter : "none");
 	ctx->counter_hz = bench_counter_hz();
+	floor_clock = bench_floor_ordered();
+	floor_read = bench_floor_read();
+	snprintf(ctx->floor, sizeof(ctx->floor), "%s", floor_clock ? floor_clock : "");
+	snprintf(ctx->ordered, sizeof(ctx->ordered), "%s", floor_read ? floor_read : "");
 	snprintf(ctx->describe, sizeof(ctx->describe), "%s", cyclock_describe());
 }
 

@@ -56,6 +56,7 @@ void bench__json_read_context(struct bench_context *ctx, const json_t *c)
 		CTX_STR("virtualization", virtualization), CTX_STR("governor", governor),
 		CTX_STR("cyclock_version", version), CTX_STR("library_build_type", build_type),
 		CTX_STR("counter", counter), CTX_STR("cyclock_describe", describe),
+		CTX_STR("floor", floor), CTX_STR("ordered_read", ordered),
 	};
 	const json_t *load = json_object_get(c, "load_avg");
 

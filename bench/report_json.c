@@ -117,6 +117,8 @@ static json_t *context_json(const struct bench_context *ctx)
 	err |= put(o, "allowed_cpus", json_integer(ctx->allowed_cpus));
 	err |= put(o, "counter", str(ctx->counter));
 	err |= put_real(o, "counter_hz", ctx->counter_hz);
+	err |= put(o, "floor", str(ctx->floor));
+	err |= put(o, "ordered_read", str(ctx->ordered));
 	err |= put(o, "cyclock_describe", str(ctx->describe));
 	if (err)
 		json_decref(o);

@@ -205,27 +205,38 @@ static void print_rows(FILE *f, const struct table *t)
 	}
 }
 
-/* The ordered counter read the run's ratios are to; a stored run says
- * which machine it came from, so the name follows its architecture. */
-static const char *floor_name(const struct bench_run *run)
+/* What the run's x_floor ratios are to, into @buf: the floor its context
+ * names, ordered_ns, with the ordered read it was made of; a file from
+ * before the context named it had the ordered counter read alone, named
+ * here by the architecture it came from. */
+static void floor_name(const struct bench_run *run, char *buf, size_t len)
 {
-	const char *arch = run->ctx.arch;
+	const struct bench_context *ctx = &run->ctx;
+	const char *arch = ctx->arch;
 
-	if (!strcmp(arch, "x86_64") || !strcmp(arch, "i686") || !strcmp(arch, "i386"))
-		return "lfence;rdtsc";
-	if (!strcmp(arch, "aarch64") || !strncmp(arch, "arm", 3))
-		return "isb;cntvct";
-	return "the ordered counter read";
+	if (ctx->floor[0] && ctx->ordered[0])
+		snprintf(buf, len, "%s (%s, multiply, add, shift)", ctx->floor, ctx->ordered);
+	else if (ctx->floor[0])
+		snprintf(buf, len, "%s", ctx->floor);
+	else if (!strcmp(arch, "x86_64") || !strcmp(arch, "i686") || !strcmp(arch, "i386"))
+		snprintf(buf, len, "lfence;rdtsc");
+	else if (!strcmp(arch, "aarch64") || !strncmp(arch, "arm", 3))
+		snprintf(buf, len, "isb;cntvct");
+	else
+		snprintf(buf, len, "the ordered counter read");
 }
 
+/* The heading, then the ratios' legend: after it when it fits, else on a
+ * line of its own, else one line per ratio. */
 static void print_heading(FILE *f, const struct table *t)
 {
 	const struct scenario_text *s = bench__table_scenario_text(t->scenario);
 	bool x_floor = bench__table_has_col(t, "x_floor");
 	bool x_vdso = bench__table_has_col(t, "x_monotonic");
 	struct group_facts g;
-	char what[160], ratios[160];
-	int len;
+	char what[160], name[CELL_LEN], fl[CELL_LEN + 16] = "", vd[64] = "";
+	const char *sep;
+	int len, both;
 
 	bench__table_group_facts(t, &g);
 	if (s)
@@ -233,17 +244,23 @@ static void print_heading(FILE *f, const struct table *t)
 	else
 		snprintf(what, sizeof(what), "%s per result", g.higher ?
 			 "primary figure, higher is better," : "primary figure in ns");
-	snprintf(ratios, sizeof(ratios), "%s%s%s%s", x_floor ? "x floor = vs " : "",
-		 x_floor ? floor_name(t->run) : "", x_floor && x_vdso ? ", " : "",
-		 x_vdso ? "x vDSO = vs clock_gettime(CLOCK_MONOTONIC)" : "");
+	if (x_floor) {
+		floor_name(t->run, name, sizeof(name));
+		snprintf(fl, sizeof(fl), "x floor = vs %s", name);
+	}
+	if (x_vdso)
+		snprintf(vd, sizeof(vd), "x vDSO = vs clock_gettime(CLOCK_MONOTONIC)");
+	sep = x_floor && x_vdso ? ", " : "";
+	both = (int)(strlen(fl) + strlen(sep) + strlen(vd));
 	len = fprintf(f, "%s: %s", t->scenario, what);
-	/* The ratios' legend goes on a line of its own when both won't fit. */
-	if (!ratios[0])
+	if (!both)
 		fputc('\n', f);
-	else if (len + 2 + (int)strlen(ratios) <= TABLE_WIDTH)
-		fprintf(f, "; %s\n", ratios);
+	else if (len + 2 + both <= TABLE_WIDTH)
+		fprintf(f, "; %s%s%s\n", fl, sep, vd);
+	else if (x_floor && x_vdso && (int)strlen(TABLE_INDENT) + both > TABLE_WIDTH)
+		fprintf(f, "\n%s%s,\n%s%s\n", TABLE_INDENT, fl, TABLE_INDENT, vd);
 	else
-		fprintf(f, "\n%s%s\n", TABLE_INDENT, ratios);
+		fprintf(f, "\n%s%s%s%s\n", TABLE_INDENT, fl, sep, vd);
 }
 
 /* One line about the machine, when the run knows it. */

@@ -46,7 +46,8 @@ import csv, json, sys
 d = json.load(open(sys.argv[1]))
 ctx = d["context"]
 for k in ("date", "num_cpus", "caches", "mhz_per_cpu", "library_build_type",
-          "cyclock_version", "cpu_model", "kernel", "clocksource", "counter"):
+          "cyclock_version", "cpu_model", "kernel", "clocksource", "counter", "floor",
+          "ordered_read"):
     assert k in ctx, "context lacks " + k
 assert isinstance(ctx["caches"], list) and isinstance(ctx["num_cpus"], int)
 runs = {}

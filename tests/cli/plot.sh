@@ -55,6 +55,17 @@ grep -q '>cyclock<' run.svg && grep -q '>floors' run.svg && grep -q '>kernel' ru
 	fail "the bars are not grouped"
 [ "$(grep -c '<polyline' run.svg)" = 3 ] || fail "not one line per scale clock"
 grep -q 'log scale' run.svg || fail "the log scale is not labelled"
+# ordered_ns, the floor the ratios are to, is drawn among the floors.
+cat >floor.json <<'EOF'
+{"benchmarks": [
+ {"name": "warm/cyclock_now/throughput", "real_time": 20.5, "time_unit": "ns"},
+ {"name": "warm/monotonic/throughput", "real_time": 23.5, "time_unit": "ns"},
+ {"name": "warm/ordered_ns/throughput", "real_time": 19.9, "time_unit": "ns"}
+]}
+EOF
+"$CYCLOCK" plot floor.json --out floor.svg || fail "plot of ordered_ns exited $?"
+grep -A3 '>floors' floor.svg | grep -qF '<title>ordered_ns: ' || fail "ordered_ns is not among the floors"
+rm -f floor.json floor.svg
 
 # Standard output, and the table beside the picture.
 "$CYCLOCK" plot "$data/plot_run.json" --out - >stdout.svg || fail "--out - exited $?"

@@ -14,6 +14,17 @@ diff -u "$CYCLOCK_TEST_DATA/table_expected.txt" "$out" || fail "table differs fr
 awk 'length($0) > 100 { exit 1 }' "$out" || fail "a line is wider than 100 columns"
 grep -q ' $' "$out" && fail "a line ends in blanks"
 
+# A run whose context names its floor (files from before it did not): the
+# legend says what x floor is vs, one line per ratio when too long, and
+# nothing else changes.
+named=$CYCLOCK_TEST_TMP/named.json
+sed 's/^ "context": {$/&\n  "floor": "ordered_ns", "ordered_read": "lfence;rdtsc",/' \
+	"$CYCLOCK_TEST_DATA/table_run.json" >"$named"
+"$CYCLOCK" plot "$named" --table >"$out" || fail "plot --table of a named floor exited $?"
+sed 's/; x floor = vs lfence;rdtsc, \(x vDSO = .*\)$/\n  x floor = vs ordered_ns (lfence;rdtsc, multiply, add, shift),\n  \1/' \
+	"$CYCLOCK_TEST_DATA/table_expected.txt" | diff -u - "$out" ||
+	fail "named floor: the table differs from table_expected.txt beyond its legend"
+
 # A live run: a heading, one row per clock and variant, numbers that parse.
 live=$CYCLOCK_TEST_TMP/live.txt
 if ! "$CYCLOCK" bench warm --quick --clocks rdtsc,monotonic --quiet >"$live" 2>"$live.err"; then

@@ -21,8 +21,8 @@ cli_run bench --help
 for s in warm cold scale falseshare resolution warp ctxsw accuracy; do
 	grep -qE "^  $s " "$out" || cli_fail "bench --help lacks scenario $s"
 done
-for c in cyclock_now cyclock_now_relaxed cyclock_raw cyclock_realtime cyclock_boottime \
-	cyclock_coarse cyclock_local monotonic monotonic_raw realtime boottime \
+for c in cyclock_now cyclock_now_inline cyclock_now_relaxed cyclock_raw cyclock_realtime cyclock_boottime \
+	cyclock_coarse cyclock_local ordered_ns monotonic monotonic_raw realtime boottime \
 	monotonic_coarse realtime_coarse thread_cputime process_cputime times gettimeofday \
 	syscall_monotonic; do
 	grep -qE "^  $c " "$out" || cli_fail "bench --help lacks clock $c"
@@ -62,6 +62,14 @@ if grep -q '^trusted  *yes' "$out"; then
 	# The engine's choice for this counter: its update interval and rate error.
 	grep -qE '^engine +64 bits at [0-9]+ Hz, resolution .* ns, update every [0-9]+ ns, rate within [0-9]+\.[0-9]{3} ppb$' "$out" ||
 		cli_fail "info's engine line: $(grep '^engine' "$out")"
+	# Which ordered read and why; the library's own warp check ran, or says why not.
+	grep -qE '^ordered read +[^ ].*: .+' "$out" || cli_fail "info lacks the ordered read"
+	grep -qE '^trusted .*(warp between CPUs in [0-9]+ turns|cross-CPU check|one CPU allowed)' "$out" ||
+		cli_fail "info's warp check: $(grep '^trusted' "$out")"
+	# A forced read is taken where it works, and a bad name is refused with one line.
+	CYCLOCK_ORDERED_READ=bogus cli_run info
+	grep -q 'ignoring CYCLOCK_ORDERED_READ="bogus"' "$err" ||
+		cli_fail "CYCLOCK_ORDERED_READ=bogus: '$(cat "$err")'"
 fi
 CYCLOCK_SOURCE=kernel cli_run info
 ((rc == 0)) && grep -qE '^trusted  *no, .*CYCLOCK_SOURCE' "$out" ||
@@ -76,7 +84,7 @@ if command -v man >/dev/null; then
 fi
 for word in info bench compare plot run warm cold scale falseshare resolution warp ctxsw \
 	accuracy --clocks --threads --repetitions --duration --quick --json --csv --quiet \
-	--threshold --table --out; do
+	--threshold --table --out --relaxed CYCLOCK_ORDERED_READ CYCLOCK_PRELOAD_RELAXED; do
 	grep -qF -- "$(sed 's/-/\\-/g' <<<"$word")" "$man_page" ||
 		cli_fail "cyclock.1 does not mention $word"
 done

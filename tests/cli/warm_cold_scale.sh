@@ -4,7 +4,9 @@
 # shows the properties that hold whatever the machine's speed:
 #   warm   a throughput and a latency row per clock, each with its cost in
 #          counter ticks (the median times the counter's rate) and the
-#          ratios to the floors of the same run (the floor's own is 1).
+#          ratios to the floors of the same run (the floor's own is 1; the
+#          context names the floor, ordered_ns, and the read it is made of;
+#          a build without a counter has no ordered_ns, so no x_floor).
 #   cold   one row per clock, one call per sample, the bracket's cost as
 #          an extra; under --quick with no --repetitions, a sample count
 #          between the minimum and the default (a time budget cuts it).
@@ -16,6 +18,9 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cpus=$(nproc 2>/dev/null || echo 1)
 command -v python3 >/dev/null 2>&1 || { echo "skip: no python3 to read the JSON"; exit 77; }
+# The floor x_floor is vs, or "" in a build without a counter (generic).
+floor=ordered_ns
+"$CYCLOCK" bench --help | grep -q '^  ordered_ns .*(not on this machine)$' && floor=
 
 # bench NAME SCENARIO ARGS...: runs it into $tmp/NAME.json; fails unless 0.
 bench() {
@@ -29,12 +34,13 @@ bench() {
 # check NAME PYTHON: runs PYTHON over $tmp/NAME.json with r(name) -> the
 # median aggregate of that result (it carries the extras), reps(name) ->
 # its repetitions' entries (its(name)) and figures (reps(name)), names() ->
-# every result's name.
+# every result's name, and floor, the floor's name or "".
 check() {
 	python3 - "$tmp/$1.json" <<EOF || fail "$1: property check"
 import json, math, sys
 d = json.load(open(sys.argv[1]))
 hz = d["context"].get("counter_hz", 0)
+floor = "$floor"
 def r(name):
     for b in d["benchmarks"]:
         if b.get("run_name") == name and b.get("aggregate_name") == "median":
@@ -55,9 +61,9 @@ EOF
 }
 
 # ---- warm ----
-bench warm warm --repetitions 2 --clocks cyclock_now,lfence_rdtsc,monotonic,cyclock_coarse
+bench warm warm --repetitions 2 --clocks cyclock_now,${floor:+$floor,}lfence_rdtsc,monotonic,cyclock_coarse
 check warm '
-clocks = ("cyclock_now", "lfence_rdtsc", "monotonic", "cyclock_coarse")
+clocks = ("cyclock_now", "lfence_rdtsc", "monotonic", "cyclock_coarse") + ((floor,) if floor else ())
 want = sorted("warm/%s/%s" % (c, v) for c in clocks for v in ("throughput", "latency"))
 assert names() == want, "names: %s" % names()
 for n in want:
@@ -69,16 +75,37 @@ for n in want:
     if hz > 0:
         want_ticks = b["real_time"] * hz / 1e9
         assert abs(b["ticks"] - want_ticks) <= 1e-6 * want_ticks, n + ": ticks"
-    assert "x_floor" in b and "x_monotonic" in b, n + ": no ratios"
+    assert ("x_floor" in b) == bool(floor) and "x_monotonic" in b, n + ": ratios"
 for v in ("throughput", "latency"):
-    assert abs(r("warm/lfence_rdtsc/" + v)["x_floor"] - 1) < 1e-9, "floor vs itself"
+    if floor:
+        assert abs(r("warm/%s/%s" % (floor, v))["x_floor"] - 1) < 1e-9, "floor vs itself"
     assert abs(r("warm/monotonic/" + v)["x_monotonic"] - 1) < 1e-9, "vDSO vs itself"
+assert d["context"]["floor"] == floor, "context floor: %s" % d["context"].get("floor")
+assert bool(d["context"]["ordered_read"]) == bool(floor), "context ordered_read"
 '
 
+# The floors group, quick: ordered_ns is one of them, every row has its
+# ratio to it, its own is 1, and the table says what x floor is vs.
+if [[ -n $floor ]]; then
+	bench floors warm --quick --clocks floors,cyclock_now
+	check floors '
+floors = sorted({n.split("/")[1] for n in names()} - {"cyclock_now"})
+assert floor in floors, "floors: %s" % floors
+for n in names():
+    assert r(n).get("x_floor", 0) > 0, n + ": no ratio to the floor"
+for v in ("throughput", "latency"):
+    assert abs(r("warm/%s/%s" % (floor, v))["x_floor"] - 1) < 1e-9, "floor vs itself"
+'
+	ordered=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["context"]["ordered_read"])' \
+		"$tmp/floors.json")
+	grep -qF "x floor = vs ordered_ns ($ordered, multiply, add, shift)" "$tmp/floors.out" ||
+		fail "floors: the table does not say what x floor is vs: $(head -4 "$tmp/floors.out")"
+fi
+
 # ---- cold ----
-bench cold cold --repetitions 3 --clocks cyclock_now,lfence_rdtsc,monotonic
+bench cold cold --repetitions 3 --clocks cyclock_now,${floor:+$floor,}monotonic
 check cold '
-want = ["cold/cyclock_now", "cold/lfence_rdtsc", "cold/monotonic"]
+want = sorted(["cold/cyclock_now", "cold/monotonic"] + (["cold/" + floor] if floor else []))
 assert names() == want, "names: %s" % names()
 for n in want:
     v = reps(n)
@@ -87,7 +114,7 @@ for n in want:
     b = r(n)
     assert all(i["iterations"] == 1 for i in its(n)), n + ": not one call per sample"
     assert b["bracket_ns"] > 0, n + ": no bracket cost"
-    assert "x_floor" in b and "x_monotonic" in b, n + ": no ratios"
+    assert ("x_floor" in b) == bool(floor) and "x_monotonic" in b, n + ": ratios"
 '
 bench cold_quick cold --quick --clocks lfence_rdtsc,monotonic
 check cold_quick '
@@ -97,10 +124,10 @@ assert len(reps("cold/lfence_rdtsc")) == len(reps("cold/monotonic")), "clocks to
 '
 
 # ---- scale ----
-bench scale scale --repetitions 2 --threads 1,2 --clocks lfence_rdtsc,monotonic,process_cputime
+bench scale scale --repetitions 2 --threads 1,2 --clocks ${floor:+$floor,}monotonic,process_cputime
 check scale '
-want = ["scale/%s/threads:%d" % (c, t) for c in ("lfence_rdtsc", "monotonic", "process_cputime")
-        for t in (1, 2)]
+clocks = ("monotonic", "process_cputime") + ((floor,) if floor else ())
+want = ["scale/%s/threads:%d" % (c, t) for c in clocks for t in (1, 2)]
 want += ["scale/process_cputime/idle_threads:%d/threads:1" % n for n in (1, 8, 64, 256)]
 assert names() == sorted(want), "names: %s" % names()
 for n in want:
@@ -111,7 +138,7 @@ for n in want:
     assert b["threads"] == int(n.rsplit(":", 1)[1]), n + ": threads %s" % b["threads"]
     if b["threads"] > 1:
         assert b["slowest_ns"] >= b["real_time"] * (1 - 1e-9), n + ": slowest below mean"
-assert "x_floor" in r("scale/monotonic/threads:2"), "no ratio to the floor"
+assert ("x_floor" in r("scale/monotonic/threads:2")) == bool(floor), "the ratio to the floor"
 '
 bench scale_quick scale --quick --clocks monotonic,times,thread_cputime
 check scale_quick "

@@ -6,7 +6,8 @@
  * names its clock and variant; a Google Benchmark file only has names
  * like "warm/rdtsc/latency", so what a result is about is read from
  * whichever the file has.  Clocks are grouped and coloured as cyclock's,
- * the bare counter's (the floors) and the kernel's and libc's.
+ * the floors (the bare counter reads, and the ordered one in ns) and the
+ * kernel's and libc's.
  */
 #include <math.h>
 #include <stdio.h>
@@ -63,14 +64,14 @@ static bool is_variant(const struct bench_result *r, const char *variant)
 static const char *group_of(const char *clock)
 {
 	static const char *const floors[] = {
-		"rdtsc", "rdtscp", "lfence_rdtsc", "cntvct", "isb_cntvct",
+		"rdtsc", "rdtscp", "lfence_rdtsc", "cntvct", "isb_cntvct", "ordered_ns",
 	};
 
 	if (!strncmp(clock, "cyclock", 7))
 		return "cyclock";
 	for (size_t i = 0; i < sizeof(floors) / sizeof(floors[0]); i++)
 		if (!strcmp(clock, floors[i]))
-			return "floors: the bare counter";
+			return "floors: the counter read, bare or in ns";
 	return "kernel and libc";
 }
 
@@ -169,13 +170,14 @@ static void series_add(struct svg_series *l, double x, double y)
 /* As many lines as the palette has colours tellable apart. */
 #define MAX_LINES 10
 
-/* When a run has more clocks than lines, these are drawn, in this order:
- * cyclock's main readers, the floors, the vDSO, its coarse clock, and the
- * system calls whose cost grows with threads. */
+/* When a run has more clocks than lines, these are drawn: cyclock's main
+ * readers, the floors (ordered_ns, the x floor ratios' reference, or, in
+ * a file from before it, the ordered read), the vDSO, its coarse clock,
+ * and the system calls whose cost grows with threads. */
 static const char *const scale_picks[] = {
-	"cyclock_now", "cyclock_now_relaxed", "cyclock_coarse", "rdtsc", "lfence_rdtsc",
-	"cntvct", "isb_cntvct", "monotonic", "monotonic_coarse", "syscall_monotonic",
-	"process_cputime",
+	"cyclock_now", "cyclock_now_relaxed", "cyclock_coarse", "rdtsc", "ordered_ns",
+	"lfence_rdtsc", "cntvct", "isb_cntvct", "monotonic", "monotonic_coarse",
+	"syscall_monotonic", "process_cputime",
 };
 
 /* Whether the clock of scale result @r gets a line: every clock when the
