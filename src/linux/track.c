@@ -379,8 +379,16 @@ static uint64_t correction_span(const struct cyclock__track *tr, uint64_t at_ns,
 	return (uint64_t)(span_ns / tr->rate);
 }
 
-/* The next counter segment at @cw, continuing @cur (or stepping forward
- * to the kernel's clock, if it is behind by more than the noise). */
+/*
+ * The next counter segment at @cw: continuing @cur, or stepping forward to
+ * the kernel's clock if @cur is behind by more than the noise, or, if
+ * @cur is ahead, starting no higher than it must: at the kernel's clock,
+ * but at least at what @cur can have handed out there (its readers past
+ * the horizon follow the low slope), so that a lead @cur's extrapolation
+ * gathered past its horizon, where nobody read it (a process idle for a
+ * second on a young rate estimate is 10 us ahead), is not slewed back
+ * over tens of milliseconds.
+ */
 static void next_segment(struct cyclock__track *tr, const struct cyclock__segv *cur,
 			 const struct cyclock__sample *s, uint64_t cw, const uint64_t off[2])
 {
@@ -398,6 +406,9 @@ static void next_segment(struct cyclock__track *tr, const struct cyclock__segv *
 	cyclock__seg_at(cur, cyclock__host.shift, cw, &next.ns, &next.frac);
 	if (k_low > hand + CYCLOCK_STEP_NS && k_low > next.ns) {
 		next.ns = s->ns + (uint64_t)((double)(int64_t)(cw - s->cyc) * tr->rate);
+		next.frac = 0;
+	} else if (k_low < next.ns && hand < next.ns) {
+		next.ns = k_low > hand ? k_low : hand;
 		next.frac = 0;
 	}
 	next.stale = next.fn_stale = (uint32_t)tr->interval;
@@ -429,6 +440,30 @@ static bool follow_adj(struct cyclock__track *tr, const struct cyclock__kadj *a,
 	tr->rate = stated > 0 ? stated : tr->rate * (1 + now * 1e-6) / (1 + (now - d) * 1e-6);
 	tr->rate_changes++;
 	return true;
+}
+
+/*
+ * How far the timeline may have drifted from the kernel's clock over @gap
+ * counts past its horizon through its rate's uncertainty alone: the
+ * rate's baseline's brackets over its length (the track's own, or RAW's
+ * from initialisation's first sample, whichever is the better), twice,
+ * plus 1 ppm.  A process that reads again after a long pause on a young
+ * estimate is that far off without anything having gone wrong.
+ */
+static uint64_t drift_slack(const struct cyclock__track *tr, uint64_t gap)
+{
+	const struct cyclock__sample *a = &cyclock__host.first_raw, *b = &cyclock__host.raw.last;
+	double unc = 1.0; /* 100 %: no baseline at all */
+
+	if (b->ns > a->ns)
+		unc = (double)(a->width + b->width) * tr->rate / (double)(b->ns - a->ns);
+	if (tr->last.ns > tr->anchor.ns) {
+		double own = (double)(tr->anchor.width + tr->last.width) * tr->rate /
+			     (double)(tr->last.ns - tr->anchor.ns);
+
+		unc = own < unc ? own : unc;
+	}
+	return (uint64_t)((double)gap * tr->rate * (2 * unc + 1e-6));
 }
 
 /*
@@ -499,9 +534,11 @@ static void track_refresh(struct cyclock__track *tr, const struct cyclock__sampl
 	cyclock__seg_at(&cur, cyclock__host.shift, s->cyc, &our, &frac);
 	e = (int64_t)(our - s->ns);
 	tr->last_err = e;
-	/* The bracket's own uncertainty: a writer preempted while sampling
-	 * must not take that for the counter's error. */
-	slack = 500 + (uint64_t)((double)s->width * tr->rate);
+	/* The bracket's own uncertainty (a writer preempted while sampling
+	 * must not take that for the counter's error), and the drift the
+	 * rate's may have gathered since the horizon. */
+	slack = 500 + (uint64_t)((double)s->width * tr->rate) +
+		drift_slack(tr, cw - cur.cyc - cur.stale);
 	why = leave_counter(tr, e, slack, moved, followed, &wrong);
 	if (why) {
 		enter_kernel(tr, &cur, s, cw, wrong, why);

@@ -6,6 +6,8 @@
  * frequency comes from an exact hint, from the library's own measurement,
  * or from a hint 200 ppm off; the resync interval must lengthen to its
  * ceiling, and the frequency estimate end within 0.1 ppm of the truth.
+ * A young estimate read again after a long pause resyncs without taking
+ * the drift for a change of the kernel's rate.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -240,6 +242,47 @@ static void sparse_reads(void **state)
 		fail_msg("with sparse reads the clocks do not converge (see above)");
 }
 
+/*
+ * A young process (its rate from a hint @ppm off: what a 500 us
+ * measurement gives on a loaded machine) reads for 2 ms, sleeps for
+ * @idle_ns, and reads again, as a PostgreSQL postmaster's children do: its
+ * first resync finds the timeline @ppm x idle ahead (a hint too low) or
+ * behind.  That is drift, not a change of the kernel's rate nor a counter
+ * gone wrong: no spell on the kernel's clock, no anomaly, within 1 us
+ * again in 5 ms, and no clock back.
+ */
+static void pause_case(uint64_t idle_ns, int ppm)
+{
+	struct track tr = { 0 };
+	struct reading r[NCLOCKS];
+	struct cyclock__info info;
+	uint64_t t0;
+
+	sim_start(3000000000ull, (uint64_t)(3000000000ll + 3000ll * ppm), true, true);
+	for (t0 = w.t; w.t - t0 < 2 * MS; w.t += 10 * US)
+		sim_read_all(&tr, r);
+	w.t += idle_ns;
+	for (t0 = w.t; w.t - t0 < 20 * MS; w.t += 10 * US) {
+		sim_read_all(&tr, r);
+		if (w.t - t0 > 5 * MS)
+			check_bound(r, GOOD_NS, "after the pause");
+	}
+	info = sim_info();
+	print_message("  hint %+d ppm, idle %.1f s: %" PRIu64 " spells, %" PRIu64 " anomalies\n",
+		      ppm, (double)idle_ns / 1e9, info.kernel_spells, info.anomalies);
+	assert_int_equal(info.kernel_spells, 0);
+	assert_int_equal(info.anomalies, 0);
+}
+
+static void young_estimate_then_a_pause(void **state)
+{
+	(void)state;
+	for (int ppm = -20; ppm <= 20; ppm += 40) {
+		pause_case(SEC, ppm);
+		pause_case(10 * SEC, ppm);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -251,6 +294,7 @@ int main(void)
 		cmocka_unit_test(slow_counter),
 		cmocka_unit_test(explicit_resync_keeps_tracking),
 		cmocka_unit_test(sparse_reads),
+		cmocka_unit_test(young_estimate_then_a_pause),
 	};
 
 	unsetenv("CYCLOCK_SOURCE");
