@@ -1,0 +1,312 @@
+#!/usr/bin/env bash
+# scripts/pg_timing.sh: what libcyclock-preload.so saves of the timing
+# overhead of PostgreSQL's EXPLAIN ANALYZE.  A benchmark: it prints figures
+# and asserts nothing.
+#
+# With TIMING ON, EXPLAIN ANALYZE reads the clock (clock_gettime) twice per
+# call of each plan node, about twice per row per node; with TIMING OFF not
+# at all.  Three throwaway clusters (the newest /usr/lib/postgresql/*/bin,
+# Unix sockets in a temporary directory, no TCP) run at once on copies of the
+# same data: `none` (the kernel's clocks), `default` (LD_PRELOAD=the preload
+# in the postmaster's environment), `relaxed` (that and
+# CYCLOCK_PRELOAD_RELAXED=1).  Five plans (count(*), a hash join, a nested
+# loop over a materialized inner, a sort, a count with 2 parallel workers)
+# run both ways, one session per server, repetitions interleaved (the modes'
+# order rotated).  A Markdown table per plan and mode: median "Execution
+# Time" with TIMING ON and OFF, the overhead (the median of the repetitions'
+# ON - OFF, its interquartile range), the overhead per clock read, and the
+# overhead over none's in the same repetition (median, IQR; one minus it is
+# the share of the overhead the preload removes).
+#
+#   scripts/pg_timing.sh [--preload PATH] [--reps N] [--rows N] [--quick]
+#
+# --preload or CYCLOCK_PRELOAD: the library (build/release's); `cyclock info`
+# is looked for next to it (../../tools/cyclock/cyclock) for its ordered
+# counter read.  --reps or PG_TIMING_REPS: 15.  --rows or PG_TIMING_ROWS:
+# the big table's, 2000000 (the small one has a twentieth): about 3 minutes
+# on 2 CPUs.  --quick: 5 of 1000000, under a minute.  PGBIN: PostgreSQL's
+# binaries.  Run as root (the servers run as postgres, by runuser); installs
+# postgresql and python3-psycopg2 when missing.  Progress on stderr, the
+# report on stdout; all removed, the servers stopped, on every way out.
+# Exit 0 done, 1 failed, 2 not root or a bad option.
+set -euo pipefail
+
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+readonly MODES=(none default relaxed)
+python=/usr/bin/python3 # Debian's, where apt puts psycopg2
+preload=${CYCLOCK_PRELOAD:-$CYCLOCK_ROOT/build/release/src/preload/libcyclock-preload.so}
+reps=${PG_TIMING_REPS:-15} rows=${PG_TIMING_ROWS:-2000000}
+pgbin='' work='' lib='' child=''
+
+die() { echo "pg_timing: $*" >&2; exit 1; }
+usage() { echo "usage: $0 [--preload PATH] [--reps N] [--rows N] [--quick]" >&2; exit 2; }
+
+parse_args() {
+	while (($#)); do
+		case $1 in
+		--preload) (($# > 1)) || usage; preload=$2; shift ;;
+		--reps) (($# > 1)) || usage; reps=$2; shift ;;
+		--rows) (($# > 1)) || usage; rows=$2; shift ;;
+		--quick) reps=5 rows=1000000 ;;
+		*) usage ;;
+		esac
+		shift
+	done
+	if ! [[ $reps =~ ^[0-9]+$ && $rows =~ ^[0-9]+$ ]] || ((reps < 2 || rows < 20000)); then
+		echo "pg_timing: --reps: at least 2, --rows: at least 20000" >&2
+		usage
+	fi
+}
+
+as_postgres() { runuser -u postgres -- "$@"; }
+
+find_pgbin() {
+	local d
+	[[ -n ${PGBIN:-} ]] && { echo "$PGBIN"; return; }
+	while read -r d; do # the newest version installed
+		[[ -x $d/postgres && -x $d/initdb && -x $d/pg_ctl && -x $d/psql ]] && { echo "$d"; return; }
+	done < <(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V -r)
+}
+
+# Every way out: the measurement stopped, the servers stopped (immediately:
+# nothing in them is worth keeping) and gone, the directory removed.
+cleanup() {
+	local rc=$? d pid
+	trap - EXIT INT TERM HUP
+	if [[ -n $child ]]; then
+		kill -TERM "$child" 2>/dev/null || true
+		wait "$child" 2>/dev/null || true
+	fi
+	[[ -n $work ]] || exit "$rc"
+	for d in "$work"/*/; do
+		[[ -f $d/postmaster.pid ]] || continue
+		pid=$(head -n 1 "$d/postmaster.pid")
+		as_postgres "$pgbin/pg_ctl" -D "$d" -m immediate -w -t 20 stop >/dev/null 2>&1 || true
+		if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
+	done
+	rm -rf "$work"
+	exit "$rc"
+}
+
+start_server() {
+	local mode=$1 env=(env -u LD_PRELOAD -u CYCLOCK_PRELOAD_RELAXED)
+	case $mode in
+	default) env+=("LD_PRELOAD=$lib") ;;
+	relaxed) env+=("LD_PRELOAD=$lib" CYCLOCK_PRELOAD_RELAXED=1) ;;
+	esac
+	# pg_ctl starts the postmaster through the shell with its own environment.
+	as_postgres "${env[@]}" "$pgbin/pg_ctl" -D "$work/$mode" -l "$work/$mode.log" -w -t 60 \
+		start >/dev/null || { cat "$work/$mode.log" >&2; die "the $mode server did not start"; }
+}
+
+# One cluster made and loaded, stopped (a checkpoint), copied twice: three
+# with the same files, each on its own socket.
+make_clusters() {
+	local m small=$((rows / 20)) outer=$((rows / 1000))
+	work=$(mktemp -d /tmp/cyclock-pgtiming.XXXXXX)
+	chown postgres:postgres "$work"
+	chmod 711 "$work"
+	if as_postgres test -r "$preload"; then lib=$preload; else
+		lib=$work/libcyclock-preload.so # a build tree postgres cannot read
+		cp "$preload" "$lib"
+		chmod 644 "$lib"
+	fi
+	as_postgres "$pgbin/initdb" -D "$work/none" -U postgres --auth=trust --no-sync \
+		>"$work/initdb.log" 2>&1 || { cat "$work/initdb.log" >&2; die "initdb failed"; }
+	# The table cached in shared_buffers; sorts and hashes in work_mem.
+	cat >>"$work/none/postgresql.conf" <<-EOF
+		listen_addresses = ''
+		port = 5432
+		shared_buffers = $((rows / 10000 + 64))MB
+		work_mem = '$((rows / 4000 + 64))MB'
+		jit = off
+		max_parallel_workers_per_gather = 0
+		autovacuum = off
+		fsync = off
+		synchronous_commit = off
+		max_wal_size = 4GB
+	EOF
+	for m in "${MODES[@]}"; do as_postgres mkdir -m 700 "$work/$m.sock"; done
+	echo "unix_socket_directories = '$work/none.sock'" >>"$work/none/postgresql.conf"
+	echo "pg_timing: loading $rows rows" >&2
+	start_server none
+	# v: the same pseudo-random order on every run (for the sort).
+	env -u LD_PRELOAD "$pgbin/psql" -X -q -v ON_ERROR_STOP=1 -h "$work/none.sock" -p 5432 \
+		-U postgres -d postgres <<-EOF
+		create table big (id int, k int, v int) with (parallel_workers = 2);
+		insert into big select i, i % $small + 1, (i::bigint * 2654435761 % 1000000007)::int
+		  from generate_series(1, $rows) i;
+		create table small as select i as id, i % 1000 as g from generate_series(1, $small) i;
+		vacuum (freeze, analyze) big, small;
+		-- for the nested loop: $outer outer rows by 1000 inner ones
+		create view nl as select count(*) from small a join small b on a.g = b.g
+		  where a.id <= $outer and b.id <= 1000;
+	EOF
+	as_postgres "$pgbin/pg_ctl" -D "$work/none" -m fast -w -t 60 stop >/dev/null
+	for m in default relaxed; do
+		as_postgres cp -a "$work/none" "$work/$m"
+		echo "unix_socket_directories = '$work/$m.sock'" >>"$work/$m/postgresql.conf"
+	done
+	for m in "${MODES[@]}"; do start_server "$m"; done
+}
+
+machine_info() {
+	local cpu cs tool ordered=''
+	cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+	cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null) || cs=unknown
+	tool=$(dirname "$preload")/../../tools/cyclock/cyclock
+	if [[ -x $tool ]]; then
+		ordered=$(env -u LD_PRELOAD "$tool" info 2>/dev/null |
+			sed -n 's/^ordered read  *//p' | head -n 1) || true
+	fi
+	echo "machine: ${cpu:-unknown CPU}, $(nproc) CPUs, clocksource $cs, Linux $(uname -r)," \
+		"load average $(cut -d ' ' -f 1-3 /proc/loadavg)"
+	echo "PostgreSQL: $("$pgbin/postgres" --version)"
+	echo "preload: $preload"
+	echo "ordered read (cyclock info): ${ordered:-not printed}"
+	echo "big: $rows rows, small: $((rows / 20)); $reps repetitions; median of each, IQR of the overhead"
+}
+
+# The measurement: one psycopg2 session per server, argv: reps socket...
+measure_py() {
+	cat <<'EOF'
+import json, statistics, sys, time
+import psycopg2
+
+MODES = ["none", "default", "relaxed"]
+reps, socks = int(sys.argv[1]), dict(zip(MODES, sys.argv[2:]))
+BASE = {"max_parallel_workers_per_gather": 0, "enable_hashjoin": "on",
+        "enable_mergejoin": "on", "enable_nestloop": "on"}
+PLANS = [  # name, query, settings over BASE, the node the plan must have
+    ("count", "select count(*) from big", {}, "Seq Scan"),
+    ("hash join", "select count(*) from big b join small s on s.id = b.k",
+     {"enable_mergejoin": "off", "enable_nestloop": "off"}, "Hash Join"),
+    ("nested loop", "select * from nl",
+     {"enable_hashjoin": "off", "enable_mergejoin": "off"}, "Materialize"),
+    ("sort", "select v from big order by v", {}, "Sort"),
+    ("parallel count", "select count(*) from big",
+     {"max_parallel_workers_per_gather": 2}, "Gather"),
+]
+
+def connect(mode):
+    conn = psycopg2.connect(host=socks[mode], port=5432, dbname="postgres", user="postgres")
+    conn.autocommit = True
+    cur = conn.cursor()
+    cur.execute("select pg_backend_pid()")
+    pid = cur.fetchone()[0]
+    with open(f"/proc/{pid}/maps") as f:
+        mapped = "libcyclock-preload" in f.read()
+    # The backend's environment as a child of it sees it: its own
+    # /proc/PID/environ holds the process title (postgres writes it there).
+    cur.execute("create temp table env (v text);"
+                "copy env from program 'printenv CYCLOCK_PRELOAD_RELAXED; true'")
+    cur.execute("select count(*) from env where v = '1'")
+    relaxed = cur.fetchone()[0] > 0
+    if mapped != (mode != "none") or relaxed != (mode == "relaxed"):
+        sys.exit(f"pg_timing: {mode} server, backend {pid}: libcyclock-preload "
+                 f"{'' if mapped else 'not '}in /proc/{pid}/maps, CYCLOCK_PRELOAD_RELAXED "
+                 f"{'' if relaxed else 'un'}set")
+    return cur
+
+def explain(cur, plan, timing):
+    sets = {**BASE, **plan[2]}
+    cur.execute("".join(f"set {k} = {v};" for k, v in sets.items()))
+    cur.execute(f"explain (analyze, timing {timing}, format json) {plan[1]}")
+    doc = cur.fetchone()[0]
+    return (json.loads(doc) if isinstance(doc, str) else doc)[0]
+
+def nodes(n):
+    yield n
+    for c in n.get("Plans", []):
+        yield from nodes(c)
+
+def reads(root):  # two per call of each node (a Hash node is called once)
+    return sum(2 * n["Actual Loops"] * (1 if n["Node Type"] == "Hash" else n["Actual Rows"] + 1)
+               for n in nodes(root))
+
+def shape(doc, want):
+    ns = list(nodes(doc["Plan"]))
+    s = " > ".join("Parallel " * n.get("Parallel Aware", False) + n["Node Type"]
+                   + (f" ({n['Workers Launched']} workers)" if "Workers Launched" in n else "")
+                   for n in ns)
+    s += "" if want in s else f"  (NOT the plan meant: no {want})"
+    disk = [n for n in ns if n.get("Sort Space Type", "Memory") != "Memory"
+            or n.get("Hash Batches", 1) > 1]
+    return s + "  (NOT in memory: raise work_mem)" * bool(disk)
+
+curs = {m: connect(m) for m in MODES}
+print("preload mapped in the default and relaxed servers' backends, not in none's")
+nread = {}
+for plan in PLANS:  # a warm-up run, both ways, on each server
+    for m in MODES:
+        explain(curs[m], plan, "off")
+        doc = explain(curs[m], plan, "on")
+    nread[plan[0]] = reads(doc["Plan"])
+    print(f"{plan[0]}: {shape(doc, plan[3])}; {nread[plan[0]] / 1e6:.1f} M clock reads")
+
+t = {}
+t0 = time.monotonic()
+for r in range(reps):
+    order = MODES[r % 3:] + MODES[:r % 3]
+    for plan in PLANS:
+        for m in order:
+            for timing in ("on", "off") if r % 2 == 0 else ("off", "on"):
+                doc = explain(curs[m], plan, timing)
+                t.setdefault((plan[0], m, timing), []).append(doc["Execution Time"])
+    print(f"pg_timing: repetition {r + 1}/{reps}, {time.monotonic() - t0:.0f} s",
+          file=sys.stderr)
+
+med = statistics.median
+def quartiles(xs):
+    return statistics.quantiles(xs, n=4, method="inclusive")
+print("\n| plan | mode | TIMING ON | TIMING OFF | overhead (IQR) | per read "
+      "| vs none (IQR) | removed |")
+print("|---|---|---|---|---|---|---|---|")
+for plan in PLANS:
+    p = plan[0]
+    over = {m: [a - b for a, b in zip(t[p, m, "on"], t[p, m, "off"])] for m in MODES}
+    for m in MODES:
+        q1, q2, q3 = quartiles(over[m])
+        vs = removed = ""
+        if m != "none":  # paired: the same repetition's none, seconds apart
+            r1, r2, r3 = quartiles([a / (b or 1e-9) for a, b in zip(over[m], over["none"])])
+            vs, removed = f"{r2:.3f} ({r1:.2f}..{r3:.2f})", f"{100 * (1 - r2):.1f} %"
+        print(f"| {p} | {m} | {med(t[p, m, 'on']):.1f} ms | {med(t[p, m, 'off']):.1f} ms "
+              f"| {q2:.1f} ms ({q1:.1f}..{q3:.1f}) | {q2 * 1e6 / nread[p]:.1f} ns "
+              f"| {vs} | {removed} |")
+print(f"\n{reps} repetitions in {time.monotonic() - t0:.0f} s.  per read: the overhead "
+      "over the clock reads counted from the plan (the parallel count's spread over 3 "
+      "processes); vs none: the median of the repetitions' overhead / none's")
+EOF
+}
+
+main() {
+	local t0=$SECONDS m socks=()
+	parse_args "$@"
+	((EUID == 0)) || {
+		echo "pg_timing: must be run as root (the servers run as user postgres, by runuser): sudo $0" >&2
+		exit 2
+	}
+	[[ -f $preload ]] || die "no preload library $preload (build it, or --preload PATH / CYCLOCK_PRELOAD)"
+	preload=$(realpath "$preload")
+	cyclock_ensure_deps postgres psycopg2
+	pgbin=$(find_pgbin)
+	[[ -n $pgbin ]] || die "no PostgreSQL server (/usr/lib/postgresql/*/bin)"
+	id postgres >/dev/null 2>&1 || die "no user postgres"
+	trap cleanup EXIT
+	trap 'exit 1' INT TERM HUP
+	make_clusters
+	machine_info
+	for m in "${MODES[@]}"; do socks+=("$work/$m.sock"); done
+	# In the background: bash runs a signal's trap only once a foreground
+	# command is done, wait returns at once.
+	env -u LD_PRELOAD "$python" -u -c "$(measure_py)" "$reps" "${socks[@]}" &
+	child=$!
+	wait "$child" || die "the measurement failed"
+	child=''
+	echo "load average at the end: $(cut -d ' ' -f 1-3 /proc/loadavg); $((SECONDS - t0)) s in all"
+}
+
+main "$@"
