@@ -205,6 +205,8 @@ void cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *
 uint64_t cyclock__seg_handed(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc);
 uint64_t cyclock__seg_ceil(const struct cyclock__segv *v, uint32_t shift);
 uint64_t cyclock__seg_floor(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc);
+uint64_t cyclock__seg_horizon(const struct cyclock__segv *v, uint32_t shift);
+uint64_t cyclock__floor_cap(uint64_t floor, uint64_t horizon, uint64_t k);
 bool cyclock__seg_trusted(const struct cyclock__timeline *tl, const struct cyclock__segv *v,
 			  uint32_t seq);
 void cyclock__offsets_read(struct cyclock__offsets *o);

@@ -57,7 +57,8 @@ static uint64_t with_offset(uint64_t ns, const struct cyclock__segv *v, unsigned
  * Kernel mode's value: the kernel's reading @k, at least the floor: the
  * ceiling (KERNEL), or what the last counter segment would have handed
  * out at this counter, up to its ceiling (KERNEL_FN; and an unconfirmed
- * fresh segment past its horizon, with no ceiling).  Never below a value
+ * fresh segment past its horizon, with no ceiling), and past its horizon
+ * no more than @k plus the tolerance (cyclock__floor_cap()).  Never below a value
  * the counter handed out before, since that segment's readers stopped at
  * its ceiling and followed it below.
  */
@@ -71,9 +72,10 @@ static uint64_t kernel_value(const struct cyclock__segv *v, uint64_t k, unsigned
 	if (k >= floor)
 		return k;
 	if (v->mode != CYCLOCK__MODE_KERNEL)
-		floor = with_offset(cyclock__seg_floor(v, cyclock__host.shift,
-							cyclock__ordered()),
-				    v, kind);
+		floor = cyclock__floor_cap(
+			with_offset(cyclock__seg_floor(v, cyclock__host.shift, cyclock__ordered()),
+				    v, kind),
+			with_offset(cyclock__seg_horizon(v, cyclock__host.shift), v, kind), k);
 	return k > floor ? k : floor;
 }
 

@@ -107,6 +107,31 @@ uint64_t cyclock__seg_handed(const struct cyclock__segv *v, uint32_t shift, uint
 	return ns;
 }
 
+/* The most the middle piece hands out: its value at the horizon. */
+uint64_t cyclock__seg_horizon(const struct cyclock__segv *v, uint32_t shift)
+{
+	return cyclock__seg_handed(v, shift, v->cyc + v->fn_stale);
+}
+
+/*
+ * @floor capped at what @v's readers can have handed out past its
+ * horizon: a reader there waiting for another's resync returns no more
+ * than the kernel's clock it read plus CYCLOCK_TOL_NS (read.c's
+ * waiting_value()), and every such reading that happened before a
+ * reader's own kernel reading @k is at most @k plus that.  So a kernel
+ * that slowed while nobody read (a long pause) does not leave the floor,
+ * the old function's low slope over the pause, milliseconds ahead of it.
+ * @floor, @k and the horizon's value @horizon are on one clock.
+ */
+uint64_t cyclock__floor_cap(uint64_t floor, uint64_t horizon, uint64_t k)
+{
+	uint64_t cap = k + CYCLOCK_TOL_NS;
+
+	if (cap < horizon)
+		cap = horizon;
+	return floor < cap ? floor : cap;
+}
+
 /* The segment's ceiling: the most it can ever hand out. */
 uint64_t cyclock__seg_ceil(const struct cyclock__segv *v, uint32_t shift)
 {

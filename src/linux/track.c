@@ -156,8 +156,14 @@ static struct cyclock__segv fresh_segment(const struct cyclock__track *tr,
 	uint64_t k = s->ns + (uint64_t)((double)s->width * tr->rate * (1 + 1e-4)) + 10, floor;
 
 	v.cyc = s->lo + s->width;
-	/* From here the fresh slope is at least any @old's readers follow. */
+	/* From here the fresh slope is at least any @old's readers follow.
+	 * Its function's floor is capped as its readers' was (kernel_value()):
+	 * one that returned the cap, k_r plus the tolerance, read a kernel
+	 * clock k_r below the fresh segment's at the same counter, since it
+	 * starts at or above the kernel's (@k) and rises faster. */
 	floor = cyclock__seg_floor(old, cyclock__host.shift, v.cyc);
+	if (old->mode != CYCLOCK__MODE_KERNEL)
+		floor = cyclock__floor_cap(floor, cyclock__seg_horizon(old, cyclock__host.shift), k);
 	v.ns = k > floor ? k : floor;
 	v.frac = 0;
 	v.mult = mult_of(tr->rate * (1 + 2e-6 * CYCLOCK_STEADY_PPM));
@@ -240,7 +246,7 @@ static uint64_t wrong_ceil(const struct cyclock__segv *v, clockid_t id, bool cou
 
 	if (!counter_wrong)
 		return ceil;
-	horizon = cyclock__seg_handed(v, cyclock__host.shift, v->cyc + v->fn_stale);
+	horizon = cyclock__seg_horizon(v, cyclock__host.shift);
 	k = cyclock__kernel_ns(id);
 	k += CYCLOCK_TOL_NS;
 	if (ceil > k)

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "sim_world.h"
+#include "internal.h" /* CYCLOCK_TOL_NS */
 
 #define SETTLE_NS (10 * MS)
 #define GOOD_NS 1000
@@ -210,6 +211,42 @@ static void ticks(void **state)
 	}
 }
 
+/*
+ * A pause across a change: the kernel slows by 1% (the tick to 9900,
+ * adjtimex says so) just as the process stops reading, for a second.
+ * The first read after it leaves the counter for the kernel's clock, and
+ * the floor that keeps every value at or above what the old segment
+ * handed out must not be its low slope carried over the pause, 1% fast
+ * against the kernel: nobody read it there, and readers waiting past the
+ * horizon never hand out more than the kernel's clock plus the tolerance.
+ * So after the pause cyclock_now() is never further ahead than that (it
+ * was 8.7 ms ahead after 1 s, and a relative sleep of 1 s measured 8.7 ms
+ * short on it, in the kernel's nanosleep selftest).
+ */
+static void pause_across_a_slower_tick(void **state)
+{
+	struct reading prev = { 0 }, r;
+
+	(void)state;
+	sim_start(3000000000ull, 3000000000ull, true, true);
+	for (uint64_t t0 = w.t; w.t - t0 < 100 * MS; w.t += 100 * US)
+		(void)sim_read(NOW);
+	w_kernel_rate(9900, 0);
+	w.t += SEC;
+	for (uint64_t t0 = w.t; w.t - t0 < 100 * MS; w.t += 100 * US) {
+		r = sim_read(NOW);
+		if (r.v < prev.v)
+			fail_msg("cyclock_now() went back by %" PRIu64 " ns", prev.v - r.v);
+		if (r.err > (int64_t)(CYCLOCK_TOL_NS + 1000))
+			fail_msg("cyclock_now() %" PRId64 " ns ahead of the kernel %.1f ms after the "
+				 "pause",
+				 r.err, (double)(w.t - t0) / 1e6);
+		prev = r;
+	}
+	print_message("  1 s pause, tick 9900: %" PRIu64 " spells\n", sim_info().kernel_spells);
+	assert_true(sim_info().kernel_spells > 0);
+}
+
 /* Changes at random moments, of random kinds: 30 of them, each held
  * 20..400 ms, reads every 50..550 us. */
 static void random_changes(void **state)
@@ -280,6 +317,7 @@ int main(void)
 		cmocka_unit_test(plus_500ppm),	cmocka_unit_test(minus_500ppm),
 		cmocka_unit_test(plus_500ppm_early), cmocka_unit_test(swings),
 		cmocka_unit_test(sparse_reads), cmocka_unit_test(ticks),
+		cmocka_unit_test(pause_across_a_slower_tick),
 		cmocka_unit_test(random_changes), cmocka_unit_test(pll_offset_slew),
 	};
 
