@@ -125,8 +125,9 @@ CYCLOCK_API uint64_t cyclock_cycles(void);
 
 /* A cyclock_cycles() value on cyclock_now()'s timeline, as the current
  * segment converts it (a value from before the last resync converts with
- * today's rate: exact to the drift since).  With no counter in use,
- * returns cyclock_now(). */
+ * today's rate: exact to the drift since); while the timeline serves the
+ * kernel's clock, counted back from cyclock_now() at the rate.  With no
+ * counter in use, returns cyclock_now(). */
 CYCLOCK_API uint64_t cyclock_cycles_to_ns(uint64_t cycles);
 
 /* One line: the source, its frequency and where it came from, the

@@ -232,6 +232,22 @@ uint64_t cyclock_cycles(void)
 	return ready() ? cyclock_arch_counter() : 0;
 }
 
+/*
+ * @cycles on cyclock_now()'s timeline, counted back from now at slope
+ * @mult: in kernel mode, where the last counter function may be far from
+ * the kernel's clock (that is why it is kernel mode), not extrapolated
+ * from that function's start.
+ */
+static uint64_t from_now(uint64_t cycles, uint32_t mult)
+{
+	uint64_t c_now = cyclock__ordered(), ns = cyclock_now();
+	int64_t d = (int64_t)(c_now - cycles);
+	uint64_t span = (uint64_t)(((unsigned __int128)(uint64_t)(d < 0 ? -d : d) * mult) >>
+				   cyclock__host.shift);
+
+	return d >= 0 ? ns - span : ns + span;
+}
+
 uint64_t cyclock_cycles_to_ns(uint64_t cycles)
 {
 	struct cyclock__segv v;
@@ -243,6 +259,8 @@ uint64_t cyclock_cycles_to_ns(uint64_t cycles)
 	v = cyclock__seg_load(&cyclock__mono);
 	if (!v.mult) /* no counter segment yet (kernel mode since the start) */
 		return cyclock_now();
+	if (v.mode != CYCLOCK__MODE_COUNTER)
+		return from_now(cycles, v.mult_rate);
 	cyclock__seg_at(&v, cyclock__host.shift, cycles, &ns, &frac);
 	return ns;
 }

@@ -221,11 +221,13 @@ static void ticks(void **state)
  * horizon never hand out more than the kernel's clock plus the tolerance.
  * So after the pause cyclock_now() is never further ahead than that (it
  * was 8.7 ms ahead after 1 s, and a relative sleep of 1 s measured 8.7 ms
- * short on it, in the kernel's nanosleep selftest).
+ * short on it, in the kernel's nanosleep selftest), and
+ * cyclock_cycles_to_ns() agrees with it.
  */
 static void pause_across_a_slower_tick(void **state)
 {
 	struct reading prev = { 0 }, r;
+	uint64_t x;
 
 	(void)state;
 	sim_start(3000000000ull, 3000000000ull, true, true);
@@ -241,6 +243,13 @@ static void pause_across_a_slower_tick(void **state)
 			fail_msg("cyclock_now() %" PRId64 " ns ahead of the kernel %.1f ms after the "
 				 "pause",
 				 r.err, (double)(w.t - t0) / 1e6);
+		/* cyclock_cycles_to_ns() on the kernel's clock too, not on the
+		 * old function carried over the pause. */
+		x = cyclock_cycles_to_ns(cyclock_cycles());
+		if (x + CYCLOCK_TOL_NS < r.v || x > r.v + CYCLOCK_TOL_NS + 1000)
+			fail_msg("cyclock_cycles_to_ns() %" PRId64 " ns off cyclock_now() %.1f ms "
+				 "after the pause",
+				 (int64_t)(x - r.v), (double)(w.t - t0) / 1e6);
 		prev = r;
 	}
 	print_message("  1 s pause, tick 9900: %" PRIu64 " spells\n", sim_info().kernel_spells);
