@@ -167,6 +167,10 @@ static void warp_count(char *buf, size_t len, uint64_t n)
 		snprintf(buf, len, "%llu", (unsigned long long)n);
 }
 
+/* Fewer comparisons than this (a busy machine gave the pinned threads
+ * few turns) make a run inconclusive, whatever they found. */
+#define WARP_CONCLUSIVE 100
+
 static void warp_publish(struct bench_run *run, const struct bench_clock *c, const double *samples,
 			 int reps, uint64_t comparisons, uint64_t backward, uint64_t worst)
 {
@@ -183,8 +187,11 @@ static void warp_publish(struct bench_run *run, const struct bench_clock *c, con
 		bench_result_extra(r, "largest_backward_ticks", (double)worst);
 	warp_count(nb, sizeof(nb), backward);
 	warp_count(nc, sizeof(nc), comparisons);
+	/* As the library's own check: so few turns say nothing, not "no warp". */
 	snprintf(r->note, sizeof(r->note), "%s backward in %s%s", nb, nc,
-		 c->flags & BENCH_CLOCK_WALL ? "; a wall clock: NTP may step it" : "");
+		 comparisons < WARP_CONCLUSIVE ? "; inconclusive: too few turns"
+		 : c->flags & BENCH_CLOCK_WALL ? "; a wall clock: NTP may step it"
+					       : "");
 }
 
 /* @reps runs of @c on @cpu[0..1]; 0, or -1 after saying why. */
