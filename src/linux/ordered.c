@@ -18,7 +18,7 @@
 #define ROUNDS 8 /* interleaved, the best of each kept */
 #define READS 16 /* back to back, as a loop of clock calls */
 
-/* What READS reads with @how cost, in counts, at best of one round. */
+/* What READS back-to-back reads with @how cost in one round, in counts. */
 static uint64_t round_cost(uint32_t how)
 {
 	uint64_t t0 = cyclock_arch_counter(), sum = 0;

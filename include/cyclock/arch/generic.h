@@ -38,7 +38,7 @@ static inline uint64_t cyclock_arch_counter_ordered(void)
 
 /*
  * The ordered reads an architecture offers, chosen at run time by the
- * hosted library (x86_64.h has two); by default one.
+ * hosted library (x86_64.h has three); by default one.
  */
 #ifndef cyclock_arch_counter_ordered_how
 #define CYCLOCK_ARCH_ORDERED_HOWS 1u
