@@ -58,9 +58,9 @@ static uint64_t with_offset(uint64_t ns, const struct cyclock__segv *v, unsigned
  * ceiling (KERNEL), or what the last counter segment would have handed
  * out at this counter, up to its ceiling (KERNEL_FN; and an unconfirmed
  * fresh segment past its horizon, with no ceiling), and past its horizon
- * no more than @k plus the tolerance (cyclock__floor_cap()).  Never below a value
- * the counter handed out before, since that segment's readers stopped at
- * its ceiling and followed it below.
+ * no more than @k plus the tolerance (cyclock__floor_cap()).  Never below
+ * a value the counter handed out before, since that segment's readers
+ * stopped at its ceiling and followed it below.
  */
 static uint64_t kernel_value(const struct cyclock__segv *v, uint64_t k, unsigned int kind)
 {
