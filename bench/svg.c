@@ -253,16 +253,19 @@ static void hbar_range(const struct svg_hbars *c, double *vmin, double *vmax)
 static void hbar_one(struct svg *s, const struct svg_axis *a, const struct svg_bar *b,
 		     int k, double y, double h)
 {
-	char val[32], tip[128];
+	char val[32], ratio[24] = "", tip[160];
 	double x;
 
 	if (!(b->v[k] > 0))
 		return;
 	x = svg_axis_at(a, b->v[k]);
 	bench_fmt_ns(val, sizeof(val), b->v[k]);
-	snprintf(tip, sizeof(tip), "%s: %s%s", b->label, val, b->noisy ? " (noisy)" : "");
+	if (b->ratio[k] > 0 && isfinite(b->ratio[k]))
+		snprintf(ratio, sizeof(ratio), " (%.2fx)", b->ratio[k]);
+	snprintf(tip, sizeof(tip), "%s: %s%s%s", b->label, val, ratio, b->noisy ? " (noisy)" : "");
 	svg_rect(s, a->p0, y, x - a->p0, h, b->colour, k ? 0.45 : 1, tip);
-	svg_text(s, x + 4, y + h - 2, k ? "small" : NULL, "%s%s", val, b->noisy ? " ~" : "");
+	svg_text(s, x + 4, y + h - 2, k ? "small" : NULL, "%s%s%s", val, ratio,
+		 b->noisy ? " ~" : "");
 }
 
 double svg_draw_hbars(struct svg *s, double y, const struct svg_hbars *c)

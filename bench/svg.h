@@ -56,6 +56,7 @@ struct svg_bar {
 	const char *group;  /* a heading row before the first bar of each group; NULL: none */
 	const char *colour;
 	double v[2];        /* the bars, in ns; NAN: absent */
+	double ratio[2];    /* each against the floor, written after its value; NAN: none */
 	bool noisy;
 };
 

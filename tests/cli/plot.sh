@@ -65,6 +65,19 @@ cat >floor.json <<'EOF'
 EOF
 "$CYCLOCK" plot floor.json --out floor.svg || fail "plot of ordered_ns exited $?"
 grep -A3 '>floors' floor.svg | grep -qF '<title>ordered_ns: ' || fail "ordered_ns is not among the floors"
+grep -q '(1\.[0-9][0-9]x)' floor.svg && fail "ratios drawn where the file has none"
+# With the ratios (a file the tool wrote), each bar says its own, the floor's 1.00x.
+cat >floor.json <<'EOF'
+{"context": {"floor": "ordered_ns"}, "benchmarks": [
+ {"name": "warm/cyclock_now/throughput", "real_time": 20.5, "time_unit": "ns", "x_floor": 1.03},
+ {"name": "warm/ordered_ns/throughput", "real_time": 19.9, "time_unit": "ns", "x_floor": 1.0}
+]}
+EOF
+"$CYCLOCK" plot floor.json --out floor.svg || fail "plot with ratios exited $?"
+grep -qF '>19.9 ns (1.00x)<' floor.svg && grep -qF '>20.5 ns (1.03x)<' floor.svg ||
+	fail "the bars do not say their ratio to the floor"
+grep -qF 'against ordered_ns, the least an ordered ns clock can cost' floor.svg ||
+	fail "the caption does not say what the ratio is to"
 rm -f floor.json floor.svg
 
 # Standard output, and the table beside the picture.

@@ -102,6 +102,7 @@ static struct svg_bar *bar_for(struct svg_bar *bars, size_t *n, const char *cloc
 	bars[at].group = group;
 	bars[at].colour = group_colour(group);
 	bars[at].v[0] = bars[at].v[1] = NAN;
+	bars[at].ratio[0] = bars[at].ratio[1] = NAN;
 	(*n)++;
 	return &bars[at];
 }
@@ -110,8 +111,8 @@ double tool_plot_cost(struct svg *s, double y, const struct bench_run *run)
 {
 	struct svg_bar *bars = calloc(run->n + 1, sizeof(*bars));
 	struct svg_hbars c = { .title = "What one call costs (warm: a tight loop)", .bars = bars };
-	bool latency = false;
-	char clock[48];
+	bool latency = false, ratios = false;
+	char clock[48], caption[200];
 
 	if (!bars)
 		return -1;
@@ -125,13 +126,20 @@ double tool_plot_cost(struct svg *s, double y, const struct bench_run *run)
 		clock_of(r, clock, sizeof(clock));
 		b = bar_for(bars, &c.n, clock);
 		b->v[k] = r->st.median;
+		b->ratio[k] = bench_result_get(r, "x_floor");
+		ratios |= b->ratio[k] > 0;
 		b->noisy |= r->noisy;
 		latency |= k == 1;
 	}
 	c.series[0] = "throughput (back to back)";
 	c.series[1] = latency ? "latency (each read waits for the last)" : NULL;
-	c.caption = "median ns per call, log scale: each grid line is 10x the one before; "
-		    "~ marks a noisy figure";
+	snprintf(caption, sizeof(caption),
+		 "median ns per call, log scale: each grid line is 10x the one before%s%s%s; "
+		 "~ marks a noisy figure",
+		 ratios ? "; (1.04x): against " : "",
+		 !ratios ? "" : run->ctx.floor[0] ? run->ctx.floor : "the floor",
+		 ratios && run->ctx.floor[0] ? ", the least an ordered ns clock can cost" : "");
+	c.caption = caption;
 	y = c.n ? svg_draw_hbars(s, y, &c) : 0;
 	free(bars);
 	return y;
