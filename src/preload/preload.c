@@ -63,7 +63,8 @@
 /* Served unless CYCLOCK_PRELOAD_CLOCKS says otherwise. */
 #define FINE (BIT(CLOCK_REALTIME) | BIT(CLOCK_MONOTONIC) | \
 	      BIT(CLOCK_MONOTONIC_RAW) | BIT(CLOCK_BOOTTIME))
-/* Served only when named: they need a ticker thread. */
+/* Served only when named: cyclock_coarse() is no cheaper than the
+ * kernel's coarse clocks here (the header comment). */
 #define COARSE (BIT(CLOCK_MONOTONIC_COARSE) | BIT(CLOCK_REALTIME_COARSE))
 /* Beside the ids' bits (all below 16): the fine clocks from the
  * unordered read (CYCLOCK_PRELOAD_RELAXED=1). */
