@@ -206,6 +206,13 @@ CYCLOCK_API void cyclock__sim_reset(const struct cyclock_sim_config *cfg);
 
 #ifndef __cplusplus
 
+/* The ordered counter read @tl's readers use: a branch on its how, on the
+ * sequence's line, the same at every call. */
+static inline uint64_t cyclock__counter_ordered(const struct cyclock__timeline *tl)
+{
+	return cyclock_arch_counter_ordered_how(atomic_load_explicit(&tl->how, memory_order_relaxed));
+}
+
 /*
  * The fast path of every counter clock, in two parts: *base, the clock at
  * the segment's start (epoch_ns plus the offsets @kind asks for), and
@@ -214,8 +221,7 @@ CYCLOCK_API void cyclock__sim_reset(const struct cyclock_sim_config *cfg);
  * path.  @kind is a constant at each call site, so the branches on it fold
  * away.  The ordered counter read waits for every earlier load, the
  * sequence's among them, so a reader that sees a newer copy also reads a
- * later counter than the writer that made it.  Which ordered read (how)
- * is a branch on a field of the sequence's line, the same at every call.
+ * later counter than the writer that made it (cyclock__counter_ordered()).
  *
  * *base is loaded, not computed from the counter: a caller that splits it
  * into seconds (the preload's struct timespec) does so while the counter
@@ -231,10 +237,7 @@ static inline bool cyclock__read_parts(struct cyclock__timeline *tl, unsigned in
 	do {
 		seq = cyclock__latch_begin(&tl->seq);
 		s = &tl->seg[seq & 1];
-		cyc = (kind & CYCLOCK__ORDERED)
-			      ? cyclock_arch_counter_ordered_how(
-					atomic_load_explicit(&tl->how, memory_order_relaxed))
-			      : cyclock_arch_counter();
+		cyc = (kind & CYCLOCK__ORDERED) ? cyclock__counter_ordered(tl) : cyclock_arch_counter();
 		delta = cyc - cyclock__load64(&s->epoch_cyc);
 		if (cyclock_unlikely(delta >= atomic_load_explicit(&s->stale_cyc,
 								   memory_order_relaxed)))

@@ -13,9 +13,8 @@ static double current_hz(double *ppm)
 {
 	const struct cyclock__track *tr = &cyclock__host.raw;
 	const struct cyclock__sample *a = &cyclock__host.first_raw, *b = &tr->last;
-	double base_ns = (double)(b->ns - a->ns);
 
-	*ppm = base_ns > 0 ? ((double)(a->width + b->width) / 2 * tr->rate) / base_ns * 1e6 : 0;
+	*ppm = b->ns > a->ns ? cyclock__rate_unc(a, b, tr->rate) * 1e6 : 0;
 	return 1e9 / tr->rate;
 }
 

@@ -186,11 +186,11 @@ void cyclock__unshield(const struct cyclock__shield *s);
  * no asking, or the one CYCLOCK_ORDERED_READ names. */
 void cyclock__ordered_choose(double hz);
 
-/* The ordered read the readers use, for the writer's and slow path's reads. */
+/* The ordered read the readers use (both timelines have the same), for
+ * the writer's and the slow path's reads. */
 static inline uint64_t cyclock__ordered(void)
 {
-	return cyclock_arch_counter_ordered_how(
-		atomic_load_explicit(&cyclock__mono.how, memory_order_relaxed));
+	return cyclock__counter_ordered(&cyclock__mono);
 }
 
 /* warp.c */
@@ -198,6 +198,8 @@ int64_t cyclock__warp_check(const int cpu[2], uint64_t budget_ns, uint64_t *comp
 
 /* sample.c, segment.c, track.c: the writer's side. */
 void cyclock__sample(clockid_t id, struct cyclock__sample *s);
+double cyclock__rate_unc(const struct cyclock__sample *a, const struct cyclock__sample *b,
+			 double rate);
 struct cyclock__segv cyclock__seg_load(const struct cyclock__timeline *tl);
 void cyclock__seg_at(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc, uint64_t *ns,
 		     uint32_t *frac);

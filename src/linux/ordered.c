@@ -30,8 +30,8 @@ static uint64_t round_cost(uint32_t how)
 }
 
 /* The cheapest of the reads that work, timed at @hz.  The one that works
- * everywhere, the slowest by its two fences, is timed only if it is the
- * only one. */
+ * everywhere, the slowest by its two fences, is left out: the caller asks
+ * only when another works too. */
 static uint32_t cheapest(const bool works_here[], double hz, char *why, size_t len)
 {
 	uint64_t best[CYCLOCK_ARCH_ORDERED_HOWS];
@@ -41,12 +41,8 @@ static uint32_t cheapest(const bool works_here[], double hz, char *why, size_t l
 
 	for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS; h++) {
 		best[h] = UINT64_MAX;
-		works[h] = works_here[h];
-		n += works[h] && h != CYCLOCK_ARCH_ORDERED_ANY;
+		works[h] = works_here[h] && h != CYCLOCK_ARCH_ORDERED_ANY;
 	}
-	if (n) /* another works: leave the slow one out */
-		works[CYCLOCK_ARCH_ORDERED_ANY] = false;
-	n = 0;
 	for (int r = 0; r < ROUNDS; r++)
 		for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS; h++) {
 			uint64_t c = works[h] ? round_cost(h) : UINT64_MAX;

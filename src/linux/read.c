@@ -137,7 +137,8 @@ static uint64_t timeline_slow(unsigned int kind)
 		do {
 			seq = cyclock__latch_begin(&tl->seq);
 			v = cyclock__seg_load(tl); /* same copy, or we retry */
-			cyc = (kind & CYCLOCK__ORDERED) ? cyclock__ordered() : cyclock_arch_counter();
+			cyc = (kind & CYCLOCK__ORDERED) ? cyclock__counter_ordered(tl)
+							: cyclock_arch_counter();
 			/* The kernel's reading inside the latch: a segment published
 			 * meanwhile makes us read again, from it. */
 			kernel = serves_kernel(tl, &v, seq, cyc);

@@ -25,6 +25,15 @@ void cyclock__sample(clockid_t id, struct cyclock__sample *s)
 	}
 }
 
+/* The relative uncertainty of a rate measured from sample @a to sample
+ * @b (later), @rate ns per count: their brackets' mean width over the
+ * baseline. */
+double cyclock__rate_unc(const struct cyclock__sample *a, const struct cyclock__sample *b,
+			 double rate)
+{
+	return (double)(a->width + b->width) / 2 * rate / (double)(b->ns - a->ns);
+}
+
 /* @id - CLOCK_MONOTONIC, from the tightest of (mono, id, mono): three,
  * or up to 16 while none is within 1 us (a preempted bracket is off by up
  * to half its width, as on a loaded machine under a sanitizer). */

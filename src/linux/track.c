@@ -242,15 +242,14 @@ static uint64_t below_kernel(const struct cyclock__sample *s)
  */
 static uint64_t wrong_ceil(const struct cyclock__segv *v, clockid_t id, bool counter_wrong)
 {
-	uint64_t ceil = cyclock__seg_ceil(v, cyclock__host.shift), horizon, k;
+	uint64_t ceil = cyclock__seg_ceil(v, cyclock__host.shift), horizon;
 
 	if (!counter_wrong)
 		return ceil;
 	horizon = cyclock__seg_horizon(v, cyclock__host.shift);
-	k = cyclock__kernel_ns(id);
-	k += CYCLOCK_TOL_NS;
-	if (ceil > k)
-		ceil = k;
+	ceil = cyclock__floor_cap(ceil, horizon, cyclock__kernel_ns(id));
+	/* Its until may lie before the horizon (the counter went back), where
+	 * the middle piece's readers may have read up to the horizon. */
 	return ceil > horizon ? ceil : horizon;
 }
 
@@ -459,17 +458,17 @@ static bool follow_adj(struct cyclock__track *tr, const struct cyclock__kadj *a,
 static uint64_t drift_slack(const struct cyclock__track *tr, uint64_t gap)
 {
 	const struct cyclock__sample *a = &cyclock__host.first_raw, *b = &cyclock__host.raw.last;
-	double unc = 1.0; /* 100 %: no baseline at all */
+	double unc = 0.5; /* no baseline at all: each bracket as wide as it */
 
 	if (b->ns > a->ns)
-		unc = (double)(a->width + b->width) * tr->rate / (double)(b->ns - a->ns);
+		unc = cyclock__rate_unc(a, b, tr->rate);
 	if (tr->last.ns > tr->anchor.ns) {
-		double own = (double)(tr->anchor.width + tr->last.width) * tr->rate /
-			     (double)(tr->last.ns - tr->anchor.ns);
+		double own = cyclock__rate_unc(&tr->anchor, &tr->last, tr->rate);
 
 		unc = own < unc ? own : unc;
 	}
-	return (uint64_t)((double)gap * tr->rate * (2 * unc + 1e-6));
+	/* Twice the sum of the widths, the mean's four times. */
+	return (uint64_t)((double)gap * tr->rate * (4 * unc + 1e-6));
 }
 
 /*
