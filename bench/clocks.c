@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include <cyclock.h>
-#include <cyclock/hosted.h>
+#include <cyclock/timeline.h>
 
 #include "bench.h"
 #include "clock_loops.h"

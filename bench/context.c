@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include <cyclock.h>
-#include <cyclock/hosted.h>
+#include <cyclock/timeline.h>
 
 #include "bench.h"
 

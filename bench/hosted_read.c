@@ -29,7 +29,7 @@
 #include <time.h>
 
 #include <cyclock.h>
-#include <cyclock/hosted.h>
+#include <cyclock/timeline.h>
 
 #include "hosted_bench.h"
 

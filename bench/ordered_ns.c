@@ -4,7 +4,7 @@
  * least an ordered nanosecond clock can cost.  The ordered read cyclock's
  * readers use (timeline.how), then their arithmetic without the latch and
  * the range check around it, base + ((cyc * mult + k) >> shift), as in
- * hosted.h's cyclock__read_parts(), with one segment, NS_RANGE_S long.  It
+ * timeline.h's cyclock__read_parts(), with one segment, NS_RANGE_S long.  It
  * starts at CLOCK_MONOTONIC at its first use and runs at the counter's
  * rate, uncorrected, until cyc * mult + k wraps, NS_RANGE_S later.
  *
@@ -21,7 +21,7 @@
 #include <time.h>
 
 #include <cyclock.h>
-#include <cyclock/hosted.h>
+#include <cyclock/timeline.h>
 
 #include "bench.h"
 #include "clock_loops.h"

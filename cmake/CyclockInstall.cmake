@@ -11,7 +11,8 @@ set(CYCLOCK_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/cyclock)
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-        FILES_MATCHING PATTERN "*.h")
+        FILES_MATCHING PATTERN "*.h"
+        PATTERN "sim.h" EXCLUDE) # the tests' simulated counter
 
 install(TARGETS cyclock_static cyclock_shared
         EXPORT cyclockTargets

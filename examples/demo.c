@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include <cyclock.h>
-#include <cyclock/hosted.h>
+#include <cyclock/timeline.h>
 
 static uint64_t raw_ns(void)
 {

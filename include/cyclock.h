@@ -145,7 +145,7 @@ CYCLOCK_API void cyclock_resync(void);
 #endif
 
 #if defined(CYCLOCK_INLINE) && !defined(__cplusplus)
-#include "cyclock/hosted.h"
+#include "cyclock/timeline.h"
 
 #define cyclock_now() cyclock__read(&cyclock__mono, CYCLOCK__ORDERED)
 #define cyclock_now_relaxed() cyclock__read(&cyclock__mono, 0)

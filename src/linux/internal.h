@@ -4,7 +4,7 @@
  * frequency, the resync controller and the coarse ticker.  Nothing here
  * is installed.
  *
- * The readers' data are the two timelines in cyclock/hosted.h; everything
+ * The readers' data are the two timelines in cyclock/timeline.h; everything
  * below is the writers' (under host.writer) or written once at init.
  */
 #ifndef CYCLOCK_LINUX_INTERNAL_H
@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "cyclock.h"
-#include "cyclock/hosted.h"
+#include "cyclock/timeline.h"
 #include "../core/internal.h"
 
 #define NSEC_PER_SEC 1000000000ull

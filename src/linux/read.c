@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The public clocks: one-line wrappers over the inline fast path in
- * cyclock/hosted.h, and the slow path every reader falls into when the
+ * cyclock/timeline.h, and the slow path every reader falls into when the
  * fast path's single check fails.
  *
  * The slow path, in order: initialise on first use, without waiting
@@ -13,7 +13,7 @@
  * converts with the previous slope; one past the segment's horizon
  * resyncs and reads again from the new segment, or, if another thread is
  * resyncing, extrapolates at the segment's low slope, no further ahead of
- * the kernel than the tolerance (cyclock/hosted.h says why that is safe).
+ * the kernel than the tolerance (cyclock/timeline.h says why that is safe).
  * Only kernel mode returns the kernel's clock: a counter-mode read never
  * does, so no value of the kernel's can be above a segment published
  * after it (docs/hosted.md).
@@ -21,7 +21,7 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
-/* The cache-line budget in cyclock/hosted.h. */
+/* The cache-line budget in cyclock/timeline.h. */
 _Static_assert(sizeof(struct cyclock__seg) == 56, "a segment is 56 bytes");
 _Static_assert(offsetof(struct cyclock__timeline, seg[0]) == 8, "seq, shift, seg[0]: line 0");
 _Static_assert(offsetof(struct cyclock__timeline, seg[1]) == CYCLOCK_CACHELINE,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The timelines' segments (struct cyclock__seg and cyclock__seg_ext in
- * cyclock/hosted.h): read one through the latch, evaluate it exactly
+ * cyclock/timeline.h): read one through the latch, evaluate it exactly
  * anywhere, bound what it can have handed out, publish a new one, and
  * repair a latch a vanished writer left half-written after fork().
  */

@@ -3,7 +3,7 @@
 // src/core/clock.c), and a C++ program can use the library.
 #include <cyclock.h>
 #include <cyclock/core.h>
-#include <cyclock/hosted.h>
+#include <cyclock/timeline.h>
 
 #include <cstddef>
 #include <cstdint>

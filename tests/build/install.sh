@@ -19,15 +19,17 @@ fail() {
 "$cmake" --install "$build" --prefix "$prefix" >"$work/install.log" ||
 	{ cat "$work/install.log"; echo "FAIL: cmake --install"; exit 1; }
 
-# Layout: every public header, both libraries, both package files.
+# Layout: every public header, both libraries, both package files; the
+# tests' simulated counter (arch/sim.h) stays in the tree.
 expected=("$libdir"/{libcyclock.a,libcyclock.so,libcyclock.so.0,pkgconfig/cyclock.pc}
 	"$libdir"/cmake/cyclock/cyclock{Config,ConfigVersion,Targets}.cmake)
 while IFS= read -r h; do
 	expected+=("include/${h#"$src"/include/}")
-done < <(find "$src/include" -name '*.h')
+done < <(find "$src/include" -name '*.h' ! -name sim.h)
 for f in "${expected[@]}"; do
 	[[ -e $prefix/$f ]] || fail "not installed: $f"
 done
+[[ ! -e $prefix/include/cyclock/arch/sim.h ]] || fail "installed: the test-only arch/sim.h"
 
 # The shared library: its SONAME, and nothing exported but the API.
 so=$lib/libcyclock.so
@@ -35,7 +37,7 @@ soname=$(readelf -d "$so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [[ $soname == libcyclock.so.0 ]] || fail "SONAME is '$soname', not libcyclock.so.0"
 exports=$(nm -D --defined-only "$so" | awk '{ print $NF }')
 [[ -n $exports ]] || fail "libcyclock.so exports nothing"
-# cyclock__* are the inline readers' shared state and slow path (cyclock/hosted.h).
+# cyclock__* are the inline readers' shared state and slow path (cyclock/timeline.h).
 stray=$(grep -Ev '^cyclock__?[a-z0-9]' <<<"$exports" || true)
 [[ -z $stray ]] || fail "libcyclock.so exports more than cyclock_*:"$'\n'"$stray"
 ((status == 0)) && echo "ok   layout, SONAME $soname, $(wc -l <<<"$exports") exports, all cyclock_*"

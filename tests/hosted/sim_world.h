@@ -30,7 +30,7 @@
 #include <time.h>
 
 #include "cyclock.h"
-#include "cyclock/hosted.h"
+#include "cyclock/timeline.h"
 
 #define NS 1ull
 #define US 1000ull
@@ -126,7 +126,7 @@ static inline void w_maybe_preempt(void)
 	}
 }
 
-/* The seam (cyclock/arch/sim.h, cyclock/hosted.h). */
+/* The seam (cyclock/arch/sim.h, cyclock/timeline.h). */
 uint64_t cyclock_sim_counter(void)
 {
 	w_maybe_preempt();

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "cyclock.h"
-#include "cyclock/hosted.h"
+#include "cyclock/timeline.h"
 #include "kclock.h"
 
 #define MIN_FORKS 50

@@ -23,7 +23,7 @@
 #include <time.h>
 
 #include "cyclock.h"
-#include "cyclock/hosted.h"
+#include "cyclock/timeline.h"
 
 #define READERS 2
 #define WOBBLE_NS 2500.0    /* amplitude */
@@ -34,7 +34,7 @@ static atomic_bool stop;
 static _Atomic uint64_t published;
 static atomic_ulong reads, resyncs, errors;
 
-/* The simulation seam (arch/sim.h, cyclock/hosted.h): thread-safe, since
+/* The simulation seam (arch/sim.h, cyclock/timeline.h): thread-safe, since
  * both are pure functions of the real counter and the real raw clock. */
 uint64_t cyclock_sim_counter(void)
 {

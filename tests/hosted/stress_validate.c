@@ -20,7 +20,7 @@
 #include <time.h>
 
 #include "cyclock.h"
-#include "cyclock/hosted.h"
+#include "cyclock/timeline.h"
 #include "kclock.h"
 
 #define READERS 2

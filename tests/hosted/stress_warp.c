@@ -27,7 +27,7 @@
 
 #include "cyclock.h"
 #include "cyclock/arch.h"
-#include "cyclock/hosted.h"
+#include "cyclock/timeline.h"
 #include "kclock.h"
 
 static uint64_t bare_counter(void)

@@ -22,7 +22,7 @@
 #include <cmocka.h>
 
 #include "cyclock.h"
-#include "cyclock/hosted.h"
+#include "cyclock/timeline.h"
 #include "kclock.h"
 
 #define MONO_READS 1000000 /* per clock in the monotonic test */

@@ -23,7 +23,7 @@
 #include <cmocka.h>
 
 #include "cyclock.h"
-#include "cyclock/hosted.h"
+#include "cyclock/timeline.h"
 #include "child.h"
 #include "kclock.h"
 

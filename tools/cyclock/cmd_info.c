@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include <cyclock.h>
-#include <cyclock/hosted.h>
+#include <cyclock/timeline.h>
 
 #include "bench.h"
 #include "cmd.h"

@@ -36,7 +36,7 @@ static inline uint64_t cyclock_arch_counter(void)
  * case: when a load from memory tells a CPU to read the counter, an isb
  * between them makes the read happen after the load.  So the read waits
  * for every earlier load, the latch's acquire of its sequence among them,
- * which is what hosted.h's cyclock__read() needs.
+ * which is what timeline.h's cyclock__read() needs.
  *
  * After: a dummy load from the stack whose address depends on the count
  * (cnt ^ cnt is 0, but the CPU cannot know it early) cannot be performed

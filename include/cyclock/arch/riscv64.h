@@ -35,7 +35,7 @@ static inline uint64_t cyclock_arch_counter(void)
  * "fence rw,rw" orders nothing here; it takes an I in the successor set.
  *
  * Before: "fence r,i" makes the read wait for every earlier load, the
- * latch's acquire of its sequence among them (hosted.h's cyclock__read()).
+ * latch's acquire of its sequence among them (timeline.h's cyclock__read()).
  * After: a dummy load from the stack whose address depends on the count
  * (t ^ t is 0, but the hart cannot know it early) is a syntactic
  * dependency, so it is performed after the read, and every later fence

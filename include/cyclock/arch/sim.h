@@ -2,12 +2,18 @@
 /*
  * A simulated counter, for tests only (CYCLOCK_SIM builds): the reads go
  * to a function the test supplies, so it can stall the counter, step it
- * back or leap it forward under the hosted clocks' feet.
+ * back or leap it forward under the hosted clocks' feet, and the kernel's
+ * clocks, which the hosted layer then asks instead of the kernel.  Not
+ * installed: only the tree's own tests build with CYCLOCK_SIM.
  */
 #ifndef CYCLOCK_ARCH_SIM_H
 #define CYCLOCK_ARCH_SIM_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
+
+#include "../core.h" /* CYCLOCK_API */
 
 #define CYCLOCK_ARCH_COUNTER_NAME "sim"
 #define CYCLOCK_ARCH_HAS_COUNTER 1
@@ -22,5 +28,19 @@ static inline uint64_t cyclock_arch_counter(void)
 #define cyclock_arch_counter cyclock_arch_counter
 
 #include "generic.h"
+
+/* The kernel's clocks, as the test program has them; and a reset between
+ * scenarios. */
+int cyclock_sim_clock_gettime(clockid_t id, struct timespec *ts); /* supplied by the test */
+struct timex;
+int cyclock_sim_adjtimex(struct timex *tx); /* optional: a test may supply it */
+struct cyclock_sim_config {
+	uint64_t hint_hz;   /* what "CPUID" reports; 0: measure */
+	bool invariant;     /* CPUID's invariant-counter bit */
+	bool kernel_trusts; /* the kernel's clocksource is this counter */
+};
+/* Forget everything (not thread-safe: no reader may run); the next read
+ * initialises under @cfg. */
+CYCLOCK_API void cyclock__sim_reset(const struct cyclock_sim_config *cfg);
 
 #endif /* CYCLOCK_ARCH_SIM_H */

@@ -31,7 +31,7 @@ static inline uint64_t cyclock_arch_counter(void)
  * instruction is cheapest depends on the CPU (on these KVM guests: rdtscp
  * 18.5 against 18.8 ns one week, lfence;rdtsc 14.7 against 16.8 ns the
  * next), so the hosted library times them at initialisation and keeps the
- * choice, a "how", on the readers' cache line (cyclock/hosted.h):
+ * choice, a "how", on the readers' cache line (cyclock/timeline.h):
  *   0  rdtscp: waits for earlier loads, lets later instructions start;
  *   1  lfence;rdtsc: LFENCE dispatch-serializes, where it is known to
  *      (cyclock_arch_ordered_works());

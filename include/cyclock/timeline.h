@@ -22,8 +22,8 @@
  * returns the kernel's clock, never below the floor that the last
  * counter segment's ceiling set.  docs/hosted.md has the whole argument.
  */
-#ifndef CYCLOCK_HOSTED_H
-#define CYCLOCK_HOSTED_H
+#ifndef CYCLOCK_TIMELINE_H
+#define CYCLOCK_TIMELINE_H
 
 #include "core.h"
 #include "arch.h"
@@ -184,26 +184,6 @@ struct cyclock__info {
 };
 CYCLOCK_API void cyclock__get_info(struct cyclock__info *info);
 
-#ifdef CYCLOCK_SIM
-/*
- * Test builds (CYCLOCK_SIM): the test program supplies the counter
- * (cyclock_sim_counter(), see arch/sim.h) and the kernel's clocks, and may
- * reset the library between scenarios.
- */
-#include <time.h>
-int cyclock_sim_clock_gettime(clockid_t id, struct timespec *ts); /* supplied by the test */
-struct timex;
-int cyclock_sim_adjtimex(struct timex *tx); /* optional: a test may supply it */
-struct cyclock_sim_config {
-	uint64_t hint_hz;   /* what "CPUID" reports; 0: measure */
-	bool invariant;     /* CPUID's invariant-counter bit */
-	bool kernel_trusts; /* the kernel's clocksource is this counter */
-};
-/* Forget everything (not thread-safe: no reader may run); the next read
- * initialises under @cfg. */
-CYCLOCK_API void cyclock__sim_reset(const struct cyclock_sim_config *cfg);
-#endif
-
 #ifndef __cplusplus
 
 /* The ordered counter read @tl's readers use: a branch on its how, on the
@@ -277,4 +257,4 @@ static inline uint64_t cyclock__coarse_read(void)
 }
 #endif
 
-#endif /* CYCLOCK_HOSTED_H */
+#endif /* CYCLOCK_TIMELINE_H */
