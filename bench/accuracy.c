@@ -2,7 +2,7 @@
 /*
  * accuracy: how closely each cyclock clock follows the kernel clock it
  * stands for, and how long a fixed busy loop looks through every clock
- * (seed 004: a 1/HZ sched_clock made a 3 ms task read as 10 ms).
+ * (Brodkin 2018: a 1/HZ sched_clock made a 3 ms task read as 10 ms).
  *
  * Offsets: every ~100 us, each clock is read between two readings of its
  * kernel clock, k1 = kernel(); c = clock(); k2 = kernel(), and

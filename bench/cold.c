@@ -2,7 +2,7 @@
 /*
  * cold: what one call of each clock costs when nothing of it is cached,
  * as a program that asks the time now and then sees it.  This is Peter
- * Zijlstra's cache_cold_sched_clock() (seed 000) in user space: before
+ * Zijlstra's cache_cold_sched_clock() (Zijlstra 2013) in user space: before
  * each sample, write a buffer twice the size of the last-level cache, twice
  * over (one pass left a re-used line cached in up to 70% of samples here,
  * two in under 25%), which evicts the clock's code, its data, the vDSO's

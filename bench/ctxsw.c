@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ctxsw: what a clock costs inside a scheduler-heavy workload (seeds 001
- * and 004).  Two processes play ping-pong over two pipes, as unixbench's
- * context1, lmbench's lat_ctx and "perf bench sched pipe" do: the parent
- * writes a byte, the child reads it and writes it back.  Pinned to one CPU,
+ * ctxsw: what a clock costs inside a scheduler-heavy workload (Zeng 2023
+ * and Brodkin 2018, docs/references.md).  Two processes play ping-pong
+ * over two pipes, as unixbench's context1, lmbench's lat_ctx and "perf
+ * bench sched pipe" do: the parent writes a byte, the child reads it and writes it back.  Pinned to one CPU,
  * every round trip is two context switches; pinned to two CPUs, it is two
  * cross-CPU wake-ups.  The primary figure is ns per round trip.
  *

@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * falseshare: readers of a latch-protected clock while a writer updates
- * its epoch, with the same data laid out three ways (seeds 001 and 003):
+ * its epoch, with the same data laid out three ways (Zeng 2023 and
+ * Kennedy 2010, docs/references.md):
  *
  *   split          cyclock's layout (struct cyclock): the sequence and both
  *                  epochs on one line, the read-mostly {read, mask, mult,
  *                  shift} on a line of their own.
- *   packed         sched_clock before seed 001's patch: each latch copy
+ *   packed         sched_clock before Zeng 2023's patch: each latch copy
  *                  carries its read-mostly fields beside its epoch, so
  *                  every update dirties the line they are read from.
  *   lock_adjacent  split, but the read-mostly line also holds a word that
  *                  another thread writes all the time (a lock, a counter):
- *                  seed 003's frequently written field next to read-mostly
- *                  data.
+ *                  Kennedy 2010's frequently written field next to
+ *                  read-mostly data.
  *
  * The writer thread is the same in every layout: it moves the epoch at
  * FS_WRITER_HZ (a 1 kHz tick) and, between updates, keeps storing to its

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * resolution: the smallest step each clock actually takes, as opposed to
- * what clock_getres() promises (seed 004: sched_clock() at 1/HZ gave 10 ms
+ * what clock_getres() promises (Brodkin 2018: sched_clock() at 1/HZ gave 10 ms
  * granularity until a real counter was registered).  Back-to-back
  * readings on one pinned thread; every non-zero difference between two
  * consecutive readings is a step, every zero one a stall.

@@ -3,7 +3,7 @@
  * scale: what one call of each clock costs while N threads call it at
  * once, and, for the process's CPU-time clocks, while the process merely
  * has many threads.  Giovanni Gherdovich's table for times() and
- * clock_gettime() (seed 002) is the model: the kernel sums every thread's
+ * clock_gettime() (Gherdovich 2016) is the model: the kernel sums every thread's
  * runtime for CLOCK_PROCESS_CPUTIME_ID and times(), so their cost grows
  * with the thread count even when the other threads sleep.
  *

@@ -13,27 +13,27 @@
 #include "bench.h"
 
 static const struct bench_scenario scenarios[] = {
-	{ "warm", "ns per call in a tight loop, throughput and latency (seed 000's warm loop)",
+	{ "warm", "ns per call in a tight loop, throughput and latency (Zijlstra 2013's warm loop)",
 	  true, bench_warm },
-	{ "cold", "one call after the caches were evicted: median and p90 (seed 000's cold loop)",
+	{ "cold", "one call after the caches were evicted: median and p90 (Zijlstra 2013's cold loop)",
 	  true, bench_cold },
-	{ "scale", "ns per call with 1..N threads calling at once (seed 002's table)",
+	{ "scale", "ns per call with 1..N threads calling at once (Gherdovich 2016's table)",
 	  true, bench_scale },
 	{ "falseshare",
 	  "readers of a latch-protected clock while a writer updates it: split, packed and "
-	  "lock-adjacent layouts (seeds 001, 003)",
+	  "lock-adjacent layouts (Zeng 2023, Kennedy 2010)",
 	  true, bench_falseshare },
-	{ "resolution", "smallest step, step histogram and stalls per clock (seed 004)",
+	{ "resolution", "smallest step, step histogram and stalls per clock (Brodkin 2018)",
 	  true, bench_resolution },
 	{ "warp", "two pinned threads in strict turns: backward steps between CPUs", true,
 	  bench_warp },
 	{ "ctxsw",
 	  "pipe ping-pong round trip on one CPU and across CPUs, bare and timestamped "
-	  "(seeds 001, 004)",
+	  "(Zeng 2023, Brodkin 2018)",
 	  true, bench_ctxsw },
 	{ "accuracy",
 	  "each cyclock clock against the kernel clock it follows: offsets and drift; a "
-	  "busy loop timed by every clock (seed 004)",
+	  "busy loop timed by every clock (Brodkin 2018)",
 	  true, bench_accuracy_run },
 };
 
