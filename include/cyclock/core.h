@@ -337,6 +337,72 @@ CYCLOCK_API bool cyclock_percpu_is_stable(const struct cyclock_percpu *pc);
 }
 #endif
 
-#include "latch.h" /* cyclock_read_inline(), C only */
+#include "latch.h"
+
+#ifndef __cplusplus
+/*
+ * Counts since the epoch.  A counter value a little behind the epoch (read
+ * on a CPU whose counter lags the one that updated) gives a delta of more
+ * than half the counter's period: count it as 0 rather than as a near-wrap,
+ * as the kernel's clocksource_delta() does.  The wrap interval stays within
+ * half the period, so a real forward delta never gets there.  (A 1-bit
+ * counter's half period is its whole period: nothing is clamped.)
+ */
+static inline uint64_t cyclock__delta(uint64_t cyc, uint64_t epoch_cyc, uint64_t mask)
+{
+	uint64_t delta = (cyc - epoch_cyc) & mask;
+
+	return delta > (mask >> 1) + 1 ? 0 : delta;
+}
+
+/*
+ * cyclock_read(), inline, so that the compiled function and any inlined
+ * copy are the same code; core.h's comment above has the contract.  It is
+ * the kernel's sched_clock() with two additions: epoch_frac, what the last
+ * update truncated, so that updates never lose time; and the NULL read,
+ * which stands the clock still at its epoch.  That branch is the price of
+ * zero-initialised clocks (a static struct cyclock reads 0 before its
+ * first registration, and cyclock_suspend() reuses it); the kernel's
+ * suspend swaps in a read function instead, which a zeroed struct cannot
+ * have.
+ */
+static inline uint64_t cyclock_read_inline(const struct cyclock *clk)
+{
+	const struct cyclock_read_data *rd;
+	const struct cyclock_read_mostly *rm;
+	cyclock_read_fn read;
+	uint64_t ns, delta;
+	uint32_t seq;
+
+	do {
+		seq = cyclock__latch_begin(&clk->seq);
+		rd = &clk->read_data[seq & 1];
+		rm = &clk->read_mostly[seq & 1];
+		read = atomic_load_explicit(&rm->read, memory_order_relaxed);
+		ns = cyclock__load64(&rd->epoch_ns);
+		if (cyclock_unlikely(!read))
+			continue;
+		delta = cyclock__delta(read(atomic_load_explicit(&rm->src, memory_order_relaxed)),
+				       cyclock__load64(&rd->epoch_cyc), cyclock__load64(&rm->mask));
+		ns += (delta * atomic_load_explicit(&rm->mult, memory_order_relaxed) +
+		       cyclock__load64(&rd->epoch_frac)) >>
+		      atomic_load_explicit(&rm->shift, memory_order_relaxed);
+	} while (cyclock__latch_retry(&clk->seq, seq));
+	return ns;
+}
+
+/* A CPU slot's tick, {raw, gtod}, through the slot's latch. */
+static inline void cyclock__percpu_load_tick(const struct cyclock_percpu_slot *slot,
+					     uint64_t *raw, uint64_t *gtod)
+{
+	uint32_t seq;
+
+	do {
+		seq = cyclock__latch_begin(&slot->seq);
+		*raw = cyclock__load64(&slot->tick[seq & 1].raw);
+		*gtod = cyclock__load64(&slot->tick[seq & 1].gtod);
+	} while (cyclock__latch_retry(&slot->seq, seq));
+}
+#endif /* !__cplusplus */
 
 #endif /* CYCLOCK_CORE_H */

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The seqcount latch's reader side, inline, so that the compiled
- * cyclock_read() and any inlined copy of it are the same code.
+ * The seqcount latch, both sides, inline: the engine's clock (struct
+ * cyclock), its per-CPU slots and the hosted timelines
+ * (cyclock/timeline.h) all use it, after the kernel's
+ * raw_write_seqcount_latch() and raw_read_seqcount_latch() in
+ * include/linux/seqlock.h.
  *
  * A latch keeps two copies of its data.  The writer bumps the sequence
  * (now odd: readers use copy 1), rewrites copy 0, bumps it again (even:
@@ -9,6 +12,8 @@
  * reads the copy its low bit names, and retries only if the sequence moved
  * meanwhile.  Unlike a seqlock, a reader never waits for a writer to
  * finish, so it may run in a signal handler that interrupted the writer.
+ * Writers exclude each other with a flag that is tried, never waited for
+ * by a reader.
  *
  * Included by core.h in C only: C++ callers use the compiled functions.
  */
@@ -61,63 +66,42 @@ static inline bool cyclock__latch_retry(const CYCLOCK_ATOMIC(uint32_t) *seq, uin
 }
 
 /*
- * Counts since the epoch.  A counter value a little behind the epoch (read
- * on a CPU whose counter lags the one that updated) gives a delta of more
- * than half the counter's period: count it as 0 rather than as a near-wrap,
- * as the kernel's clocksource_delta() does.  The wrap interval stays within
- * half the period, so a real forward delta never gets there.  (A 1-bit
- * counter's half period is its whole period: nothing is clamped.)
+ * The writer's step between copies: bumps the sequence so that readers
+ * leave the copy the writer rewrites next.  The caller holds the latch's
+ * writer flag.
  */
-static inline uint64_t cyclock__delta(uint64_t cyc, uint64_t epoch_cyc, uint64_t mask)
+static inline void cyclock__latch_bump(CYCLOCK_ATOMIC(uint32_t) *seq)
 {
-	uint64_t delta = (cyc - epoch_cyc) & mask;
+	uint32_t s = atomic_load_explicit(seq, memory_order_relaxed);
 
-	return delta > (mask >> 1) + 1 ? 0 : delta;
+	/* Release: the previous copy's stores are visible before the bump. */
+	atomic_store_explicit(seq, s + 1, memory_order_release);
+	/* Pairs with cyclock__latch_retry()'s acquire fence: the stores that
+	 * follow are not seen by a reader that does not also see the bump. */
+	atomic_thread_fence(memory_order_release);
 }
 
-/*
- * The clock value at counter @cyc from one latch copy: the epoch plus the
- * counts since, scaled; epoch_frac carries what the last update truncated,
- * so updates never lose time.
- */
-static inline uint64_t cyclock__ns_at(uint64_t cyc, uint64_t epoch_ns, uint64_t epoch_cyc,
-				      uint64_t epoch_frac, uint64_t mask, uint32_t mult,
-				      uint32_t shift)
+/* A writer flag that is tried, never waited for, so a signal handler that
+ * interrupts the writer cannot deadlock on it. */
+static inline bool cyclock__writer_trylock(CYCLOCK_ATOMIC(uint32_t) *writer)
 {
-	uint64_t delta = cyclock__delta(cyc, epoch_cyc, mask);
+	uint32_t free_ = 0;
 
-	return epoch_ns + ((delta * mult + epoch_frac) >> shift);
+	/* Acquire pairs with cyclock__writer_unlock()'s release: the new
+	 * writer sees everything the previous one wrote. */
+	return atomic_compare_exchange_strong_explicit(writer, &free_, 1, memory_order_acquire,
+						       memory_order_relaxed);
 }
 
-/* One latch copy's view of the clock now.  No read function: it stands still. */
-static inline uint64_t cyclock__read_copy(const struct cyclock_read_data *rd,
-					  const struct cyclock_read_mostly *rm)
+static inline void cyclock__writer_lock(CYCLOCK_ATOMIC(uint32_t) *writer)
 {
-	cyclock_read_fn read = atomic_load_explicit(&rm->read, memory_order_relaxed);
-	uint64_t epoch_ns = cyclock__load64(&rd->epoch_ns);
-	uint64_t epoch_cyc = cyclock__load64(&rd->epoch_cyc);
-	uint64_t cyc;
-
-	if (cyclock_unlikely(!read))
-		return epoch_ns;
-	cyc = read(atomic_load_explicit(&rm->src, memory_order_relaxed));
-	return cyclock__ns_at(cyc, epoch_ns, epoch_cyc, cyclock__load64(&rd->epoch_frac),
-			      cyclock__load64(&rm->mask),
-			      atomic_load_explicit(&rm->mult, memory_order_relaxed),
-			      atomic_load_explicit(&rm->shift, memory_order_relaxed));
+	while (!cyclock__writer_trylock(writer))
+		cyclock_cpu_relax();
 }
 
-/* cyclock_read(), inline: see core.h for its contract. */
-static inline uint64_t cyclock_read_inline(const struct cyclock *clk)
+static inline void cyclock__writer_unlock(CYCLOCK_ATOMIC(uint32_t) *writer)
 {
-	uint32_t seq;
-	uint64_t ns;
-
-	do {
-		seq = cyclock__latch_begin(&clk->seq);
-		ns = cyclock__read_copy(&clk->read_data[seq & 1], &clk->read_mostly[seq & 1]);
-	} while (cyclock__latch_retry(&clk->seq, seq));
-	return ns;
+	atomic_store_explicit(writer, 0, memory_order_release);
 }
 
 #endif /* !__cplusplus */

@@ -6,7 +6,9 @@
  * from the reference time at its last tick with its own raw clock, and
  * clamps the result so that it never goes backwards on that CPU and never
  * runs more than a tick ahead of the reference.  The mode is the reader
- * function in pc->read, swapped once; the readers have no branch on it.
+ * function in pc->read, swapped once, so no reader chooses its code by a
+ * branch on the mode; the stable reader only looks again, after its read,
+ * whether a switch happened meanwhile (read_stable()).
  */
 #include "internal.h"
 
@@ -68,18 +70,6 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
-/* The tick's {raw, gtod} pair, through the slot's latch. */
-static void load_tick(const struct cyclock_percpu_slot *slot, uint64_t *raw, uint64_t *gtod)
-{
-	uint32_t seq;
-
-	do {
-		seq = cyclock__latch_begin(&slot->seq);
-		*raw = cyclock__load64(&slot->tick[seq & 1].raw);
-		*gtod = cyclock__load64(&slot->tick[seq & 1].gtod);
-	} while (cyclock__latch_retry(&slot->seq, seq));
-}
-
 /* The caller holds the slot's writer flag. */
 static void store_tick(struct cyclock_percpu_slot *slot, uint64_t raw, uint64_t gtod)
 {
@@ -136,7 +126,7 @@ static uint64_t read_unstable(struct cyclock_percpu *pc, unsigned int cpu)
 
 	if (!slot)
 		return 0;
-	load_tick(slot, &tick_raw, &tick_gtod);
+	cyclock__percpu_load_tick(slot, &tick_raw, &tick_gtod);
 	delta = cyclock_read_inline(pc->raw) - tick_raw;
 	if ((int64_t)delta < 0) /* a raw clock behind its own tick */
 		delta = 0;

@@ -16,7 +16,6 @@
 
 #include "cyclock.h"
 #include "cyclock/timeline.h"
-#include "../core/internal.h"
 
 #define NSEC_PER_SEC 1000000000ull
 #define NSEC_PER_USEC 1000ull

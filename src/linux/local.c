@@ -61,16 +61,12 @@ void cyclock__local_reset(void)
 	atomic_store(&local_update_at, 0);
 }
 
-/* The raw clock at @slot's last tick, through the slot's latch. */
+/* The raw clock at @slot's last tick. */
 static uint64_t tick_raw(const struct cyclock_percpu_slot *slot)
 {
-	uint32_t seq;
-	uint64_t raw;
+	uint64_t raw, gtod;
 
-	do {
-		seq = cyclock__latch_begin(&slot->seq);
-		raw = cyclock__load64(&slot->tick[seq & 1].raw);
-	} while (cyclock__latch_retry(&slot->seq, seq));
+	cyclock__percpu_load_tick(slot, &raw, &gtod);
 	return raw;
 }
 
