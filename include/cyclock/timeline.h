@@ -127,8 +127,8 @@ struct cyclock__coarse {
 	CYCLOCK_ATOMIC(uint64_t) below;
 };
 
-/* What a read is for: the slow path needs to know which kernel clock to
- * fall back to and which offset to add. */
+/* What a read is for: which counter read the fast path takes, and which
+ * kernel clock the slow path falls back to and which offset it adds. */
 #define CYCLOCK__ORDERED 1u /* the ordered counter read (timeline.how), not the plain one */
 #define CYCLOCK__REAL 2u    /* add off_real */
 #define CYCLOCK__BOOT 4u    /* add off_boot */

@@ -53,7 +53,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../linux/internal.h" /* cyclock__init_once(), cyclock__host */
+#include "linux/internal.h" /* the hosted layer's cyclock__init_once(), cyclock__host */
 #include "names.h"
 
 #define PRELOAD_API __attribute__((visibility("default")))

@@ -77,7 +77,6 @@ static inline int cyclock_arch_counter_usable(void)
 
 /* Without a CPU id from the counter read, the caller asks the kernel. */
 #ifndef cyclock_arch_counter_cpu
-#define CYCLOCK_ARCH_COUNTER_CPU_NONE 1
 static inline uint64_t cyclock_arch_counter_cpu(unsigned int *cpu)
 {
 	*cpu = ~0u;
