@@ -86,8 +86,7 @@ static bool read_period(void)
 			"cyclock: ignoring CYCLOCK_COARSE_PERIOD_US (expected 1..1000000)\n";
 		static CYCLOCK_ATOMIC(uint32_t) said;
 
-		if (!atomic_exchange(&said, 1))
-			cyclock__say(msg, sizeof(msg) - 1);
+		cyclock__say_once(&said, msg, sizeof(msg) - 1);
 		return true;
 	}
 	period_ns = us * NSEC_PER_USEC;

@@ -163,6 +163,7 @@ void cyclock__kernel_adj(struct cyclock__kadj *a);
 uint32_t cyclock__pid(void);
 void cyclock__pid_cache_init(void);
 void cyclock__say(const char *msg, size_t n);
+void cyclock__say_once(CYCLOCK_ATOMIC(uint32_t) *said, const char *msg, size_t n);
 uint64_t cyclock__kernel_ns(clockid_t id);
 int cyclock__env_source(void);
 int cyclock__env_ordered(void);

@@ -277,8 +277,15 @@ void cyclock__say(const char *msg, size_t n)
 	errno = saved;
 }
 
+/* @msg with cyclock__say(), the first time only for each @said. */
+void cyclock__say_once(CYCLOCK_ATOMIC(uint32_t) *said, const char *msg, size_t n)
+{
+	if (!atomic_exchange(said, 1))
+		cyclock__say(msg, n);
+}
+
 /*
- * One line on stderr, once per process for each @said (cyclock__say()):
+ * One line on stderr, once per process for each @said (cyclock__say_once()):
  * @head, @value, @tail.  Control characters in the value become '?', so
  * it stays one line; a long value is cut.
  */
@@ -288,7 +295,7 @@ static void complain_once(CYCLOCK_ATOMIC(uint32_t) *said, const char *head, cons
 	char line[256];
 	size_t n = 0, i;
 
-	if (atomic_exchange(said, 1))
+	if (atomic_load(said))
 		return;
 	for (i = 0; head[i] && n < 96; i++)
 		line[n++] = head[i];
@@ -301,7 +308,7 @@ static void complain_once(CYCLOCK_ATOMIC(uint32_t) *said, const char *head, cons
 	for (i = 0; tail[i] && n < sizeof(line) - 1; i++)
 		line[n++] = tail[i];
 	line[n++] = '\n';
-	cyclock__say(line, n);
+	cyclock__say_once(said, line, n);
 }
 
 /* CYCLOCK_SOURCE: FORCE_NONE (unset or bad), FORCE_COUNTER or FORCE_KERNEL.
