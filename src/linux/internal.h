@@ -43,6 +43,11 @@
 #define CYCLOCK_RATE_SPAN_NS NSEC_PER_SEC            /* the rate's baseline, at most */
 #define CYCLOCK_OFFSETS_NS (32 * NSEC_PER_USEC * 1000) /* REALTIME/BOOTTIME offsets' period */
 
+static inline double cyclock__absd(double x)
+{
+	return x < 0 ? -x : x;
+}
+
 /* One bracketed reading of a kernel clock against the counter. */
 struct cyclock__sample {
 	uint64_t cyc;   /* the counter at the kernel reading (mid-bracket) */
@@ -196,6 +201,24 @@ static inline uint64_t cyclock__ordered(void)
 /* warp.c */
 int64_t cyclock__warp_check(const int cpu[2], uint64_t budget_ns, uint64_t *comparisons);
 
+/* rate.c: the kernel's rate, as stated and as measured; the interval. */
+uint32_t cyclock__mult_of(double ns_per_cyc);
+double cyclock__adj_ppm(const struct cyclock__kadj *a);
+double cyclock__stated_rate(const struct cyclock__track *tr);
+double cyclock__best_rate(const struct cyclock__track *tr, double measured);
+void cyclock__take_rate(struct cyclock__track *tr, const struct cyclock__sample *s);
+bool cyclock__spell_recent(const struct cyclock__track *tr, uint64_t now_ns);
+void cyclock__adapt_interval(struct cyclock__track *tr, uint64_t abs_err, uint64_t now_ns);
+bool cyclock__follow_adj(struct cyclock__track *tr, const struct cyclock__kadj *a, bool *moved);
+uint64_t cyclock__drift_slack(const struct cyclock__track *tr, uint64_t gap);
+
+/* kmode.c: kernel-mode spells. */
+void cyclock__enter_kernel(struct cyclock__track *tr, const struct cyclock__segv *cur,
+			   const struct cyclock__sample *s, uint64_t cw, bool counter_wrong,
+			   const char *why);
+void cyclock__kernel_step(struct cyclock__track *tr, const struct cyclock__segv *cur,
+			  const struct cyclock__sample *s, uint64_t cw, bool adj_moved);
+
 /* sample.c, segment.c, track.c: the writer's side. */
 void cyclock__sample(clockid_t id, struct cyclock__sample *s);
 double cyclock__rate_unc(const struct cyclock__sample *a, const struct cyclock__sample *b,
@@ -216,6 +239,9 @@ void cyclock__offsets_apply(const struct cyclock__offsets *o, bool first);
 bool cyclock__writer_try(uint32_t me);
 void cyclock__writer_done(void);
 void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sample *s);
+void cyclock__track_publish(struct cyclock__track *tr, const struct cyclock__segv *v);
+void cyclock__start_fresh(struct cyclock__track *tr, const struct cyclock__sample *s,
+			  const struct cyclock__segv *cur);
 bool cyclock__resync(struct cyclock__track *tr, bool went_back);
 void cyclock__resync_all(void);
 void cyclock__fork_child_latch(struct cyclock__timeline *tl);

@@ -22,120 +22,14 @@
  * Intervals start at 1 ms and double while the error stays small, up to
  * 2 ms: CLOCK_MONOTONIC's rate may change at any tick, and a counter that
  * leaps inside a segment is caught at its horizon.
+ *
+ * This file makes the decision and the counter segments; rate.c keeps the
+ * rate and the interval, kmode.c the kernel-mode spells.
  */
-#define _GNU_SOURCE
-#include <sys/timex.h>
-
 #include "internal.h"
 
 /* Counter mode's until_cyc: no end to the low slope. */
 #define FAR (1ull << 62)
-
-static double absd(double x)
-{
-	return x < 0 ? -x : x;
-}
-
-static uint32_t mult_of(double ns_per_cyc)
-{
-	double m = ns_per_cyc * (double)(1ull << cyclock__host.shift) + 0.5;
-
-	return m >= (double)UINT32_MAX ? UINT32_MAX : m <= 0 ? 0 : (uint32_t)m;
-}
-
-/*
- * The kernel's CLOCK_MONOTONIC rate over its RAW rate as adjtimex states
- * it, in ppm: the tick (us per 1/100 s; 10000 is nominal), the frequency
- * (ppm << 16) and the PLL's offset slew this second (the offset shifted
- * right by SHIFT_PLL (2) plus the time constant, as kernel/time/ntp.c
- * takes it each second, from what adjtimex shows left).  adjtime()'s
- * slews do not show here.
- */
-static double adj_ppm(const struct cyclock__kadj *a)
-{
-	double ppm = (double)(a->tick - 10000) * 100.0 + (double)a->freq / 65536.0;
-
-	if ((a->status & STA_PLL) && a->offset && a->constant >= 0 && a->constant < 40) {
-		double off_ns = (a->status & STA_NANO) ? (double)a->offset : a->offset * 1e3;
-
-		/* The offset shown is what is left after this second's chunk:
-		 * chunk = (left + chunk) >> shift, so chunk = left / (2^shift - 1). */
-		ppm += off_ns / (double)((1ull << (2 + a->constant)) - 1) / 1e3;
-	}
-	return ppm;
-}
-
-/*
- * CLOCK_MONOTONIC's rate as adjtimex states it: RAW's (which never
- * changes, so its estimate has the longest baseline) times the stated
- * ratio.  0 if adjtimex is not known, or for the RAW timeline.
- */
-static double stated_rate(const struct cyclock__track *tr)
-{
-	if (tr->id != CLOCK_MONOTONIC || !tr->adj.known)
-		return 0;
-	return cyclock__host.raw.rate * (1 + tr->adj_ppm * 1e-6);
-}
-
-/* @measured, or the stated rate if it agrees within CYCLOCK_AGREE_PPM:
- * the measurement checks the statement (adjtime()'s slews are not in it),
- * the statement is the better figure. */
-static double best_rate(const struct cyclock__track *tr, double measured)
-{
-	double stated = stated_rate(tr);
-
-	if (stated > 0 && absd(measured / stated - 1) < CYCLOCK_AGREE_PPM * 1e-6)
-		return stated;
-	return measured;
-}
-
-/*
- * A new sample for the rate: the kernel clock's ns per count from the
- * anchor to the newest sample.  The anchor is 0.5 to 1 s old once that
- * much has passed: long enough for the brackets' noise to average out,
- * short enough to follow NTP.  Not before 50 ms (the initial rate is
- * better until then), nor for 500 ms after a change adjtimex stated (the
- * stated rate is: a baseline of 50 ms is 1 ppm of noise).
- */
-static void take_rate(struct cyclock__track *tr, const struct cyclock__sample *s)
-{
-	tr->last = *s;
-	if (s->ns - tr->mid.ns >= CYCLOCK_RATE_SPAN_NS / 2) {
-		tr->anchor = tr->mid;
-		tr->mid = *s;
-	}
-	if (s->ns - tr->anchor.ns < 50 * NSEC_PER_USEC * 1000 || (int64_t)(s->ns - tr->hold_ns) < 0)
-		return;
-	tr->rate = best_rate(tr, (double)(s->ns - tr->anchor.ns) / (double)(s->cyc - tr->anchor.cyc));
-}
-
-/* A kernel-mode spell ended within CYCLOCK_RECENT_NS of @now_ns: the
- * kernel's rate may change again soon. */
-static bool spell_recent(const struct cyclock__track *tr, uint64_t now_ns)
-{
-	return tr->spells && now_ns - tr->spell_end_ns < CYCLOCK_RECENT_NS;
-}
-
-/*
- * Double the interval while the error stays small; halve it when not.
- * Soon after a kernel-mode spell, at most CYCLOCK_QUICK_NS: a tick change
- * is unseen until the next resync, and a clock behind the kernel by then
- * makes an absolute-deadline sleep look early.
- */
-static void adapt_interval(struct cyclock__track *tr, uint64_t abs_err, uint64_t now_ns)
-{
-	uint64_t max = spell_recent(tr, now_ns) ? cyclock__host.quick_int_cyc
-						: cyclock__host.max_int_cyc;
-
-	if (abs_err <= CYCLOCK_GOOD_ERR_NS)
-		tr->interval *= 2;
-	else if (abs_err > 4 * CYCLOCK_GOOD_ERR_NS)
-		tr->interval /= 2;
-	if (tr->interval > max)
-		tr->interval = max;
-	if (tr->interval < cyclock__host.quick_int_cyc)
-		tr->interval = cyclock__host.quick_int_cyc;
-}
 
 /*
  * A fresh segment from sample @s: the first counter segment after kernel
@@ -166,8 +60,8 @@ static struct cyclock__segv fresh_segment(const struct cyclock__track *tr,
 		floor = cyclock__floor_cap(floor, cyclock__seg_horizon(old, cyclock__host.shift), k);
 	v.ns = k > floor ? k : floor;
 	v.frac = 0;
-	v.mult = mult_of(tr->rate * (1 + 2e-6 * CYCLOCK_STEADY_PPM));
-	v.mult_prev = v.mult_rate = mult_of(tr->rate);
+	v.mult = cyclock__mult_of(tr->rate * (1 + 2e-6 * CYCLOCK_STEADY_PPM));
+	v.mult_prev = v.mult_rate = cyclock__mult_of(tr->rate);
 	v.stale = v.fn_stale = (uint32_t)cyclock__host.fresh_cyc;
 	v.until = v.cyc + FAR;
 	v.mode = CYCLOCK__MODE_COUNTER;
@@ -178,7 +72,7 @@ static struct cyclock__segv fresh_segment(const struct cyclock__track *tr,
 
 /* Publish @v and, if it is fresh and went out before its horizon (less a
  * margin for reads the CPU ran early), confirm it. */
-static void publish(struct cyclock__track *tr, const struct cyclock__segv *v)
+void cyclock__track_publish(struct cyclock__track *tr, const struct cyclock__segv *v)
 {
 	cyclock__publish(tr->tl, v);
 	if (v->fresh && cyclock__ordered() - v->cyc <
@@ -188,8 +82,8 @@ static void publish(struct cyclock__track *tr, const struct cyclock__segv *v)
 				      memory_order_release);
 }
 
-static void start_fresh(struct cyclock__track *tr, const struct cyclock__sample *s,
-			const struct cyclock__segv *cur)
+void cyclock__start_fresh(struct cyclock__track *tr, const struct cyclock__sample *s,
+			  const struct cyclock__segv *cur)
 {
 	struct cyclock__sample fresh = *s;
 
@@ -202,7 +96,7 @@ static void start_fresh(struct cyclock__track *tr, const struct cyclock__sample 
 		if (cyclock__ordered() - v.cyc <= cyclock__host.fresh_margin_cyc) {
 			tr->interval = cyclock__host.min_int_cyc;
 			tr->anchor = tr->mid = tr->last = fresh;
-			publish(tr, &v);
+			cyclock__track_publish(tr, &v);
 			return;
 		}
 		cyclock__sample(tr->id, &fresh);
@@ -217,133 +111,12 @@ void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sampl
 	zero.off_real = tr->id == CLOCK_MONOTONIC ? cyclock__host.off_real : 0;
 	zero.off_boot = tr->id == CLOCK_MONOTONIC ? cyclock__host.off_boot : 0;
 	cyclock__kernel_adj(&tr->adj);
-	tr->adj_ppm = tr->adj.known ? adj_ppm(&tr->adj) : 0;
+	tr->adj_ppm = tr->adj.known ? cyclock__adj_ppm(&tr->adj) : 0;
 	/* MONOTONIC runs at RAW's rate times what adjtimex states (both
 	 * start at the same rate, init.c). */
-	if (stated_rate(tr) > 0)
-		tr->rate = stated_rate(tr);
-	start_fresh(tr, s, &zero);
-}
-
-/* In kernel mode, reads return at least the kernel's clock, which was at
- * least @s->ns when sampled, and at least every cap published before. */
-static uint64_t below_kernel(const struct cyclock__sample *s)
-{
-	uint64_t b = atomic_load_explicit(&cyclock__coarse.below, memory_order_relaxed);
-
-	return s->ns > b ? s->ns : b;
-}
-
-/*
- * The ceiling of @v's function up to v->until; after the counter went
- * wrong, only what its readers can have handed out: up to the horizon,
- * and past it no more than the kernel's clock now plus the tolerance
- * (readers past the horizon check the counter against the kernel first).
- */
-static uint64_t wrong_ceil(const struct cyclock__segv *v, clockid_t id, bool counter_wrong)
-{
-	uint64_t ceil = cyclock__seg_ceil(v, cyclock__host.shift), horizon;
-
-	if (!counter_wrong)
-		return ceil;
-	horizon = cyclock__seg_horizon(v, cyclock__host.shift);
-	ceil = cyclock__floor_cap(ceil, horizon, cyclock__kernel_ns(id));
-	/* Its until may lie before the horizon (the counter went back), where
-	 * the middle piece's readers may have read up to the horizon. */
-	return ceil > horizon ? ceil : horizon;
-}
-
-/*
- * Kernel mode from counter segment @cur: reads serve the kernel's clock,
- * at least what @cur's readers can have handed out, and look again after
- * CYCLOCK_RECHECK_NS.  Those readers stop at the publish: a reader of
- * @cur whose read spans it retries, and sees kernel mode.  So the floor
- * follows @cur's function up to a counter past the publish, then stops:
- * first CYCLOCK_CAP_NS past @cw; if the counter is already beyond that
- * after the publish (this thread was preempted), once more, up to the
- * counter then.  Readers of the first publish stopped below either.
- * After the counter went wrong no value of it counts: the floor is the
- * whole ceiling.
- */
-static void enter_kernel(struct cyclock__track *tr, const struct cyclock__segv *cur,
-			 const struct cyclock__sample *s, uint64_t cw, bool counter_wrong,
-			 const char *why)
-{
-	struct cyclock__segv v = *cur;
-	uint64_t after, margin = cyclock__host.cap_cyc / 16 + 1;
-
-	/* Spells in a row (each within CYCLOCK_RECENT_NS of the last) ask
-	 * for longer steadiness before the counter takes over again. */
-	tr->streak = spell_recent(tr, s->ns) ? (tr->streak < 6 ? tr->streak + 1 : 6) : 0;
-	tr->spells++;
-	if (counter_wrong)
-		atomic_fetch_add_explicit(&cyclock__host.anomalies, 1, memory_order_relaxed);
-	tr->kernel_why = why;
-	tr->win = tr->anchor = *s;
-	tr->win_rate = 0;
-	tr->strikes = 0;
-	v.mode = counter_wrong ? CYCLOCK__MODE_KERNEL : CYCLOCK__MODE_KERNEL_FN;
-	v.stale = 0; /* every read to the slow path; the function keeps fn_stale */
-	v.fresh = 0;
-	v.recheck = cw + cyclock__host.recheck_cyc;
-	v.below = below_kernel(s);
-	v.until = cw + cyclock__host.cap_cyc;
-	v.ceil = wrong_ceil(&v, tr->id, counter_wrong);
-	publish(tr, &v);
-	after = cyclock__ordered() + margin;
-	if ((int64_t)(after - v.until) > 0) {
-		v.until = after;
-		v.ceil = wrong_ceil(&v, tr->id, counter_wrong);
-		publish(tr, &v);
-	}
-}
-
-/* Kernel mode goes on: the same floor, new offsets, the next look later. */
-static void recheck_later(struct cyclock__track *tr, const struct cyclock__segv *cur,
-			  const struct cyclock__sample *s, uint64_t cw)
-{
-	struct cyclock__segv v = *cur;
-
-	v.recheck = cw + cyclock__host.recheck_cyc;
-	v.below = below_kernel(s);
-	publish(tr, &v);
-}
-
-/*
- * Kernel mode: is the kernel's rate steady?  Two windows of at least
- * CYCLOCK_STEADY_NS (doubled for each spell in a row, up to 64 times: a
- * kernel whose rate keeps changing keeps being served) whose rates agree
- * within CYCLOCK_STEADY_PPM (plus their brackets' noise), with adjtimex
- * saying the same all along.  Then the counter takes over at the rate
- * over both.
- */
-static void kernel_step(struct cyclock__track *tr, const struct cyclock__segv *cur,
-			const struct cyclock__sample *s, uint64_t cw, bool adj_moved)
-{
-	int64_t span = (int64_t)(s->ns - tr->win.ns);
-	double r, noise;
-
-	if (adj_moved) {
-		tr->win = tr->anchor = *s;
-		tr->win_rate = 0;
-	}
-	if (adj_moved || span < (int64_t)(CYCLOCK_STEADY_NS << tr->streak)) {
-		recheck_later(tr, cur, s, cw);
-		return;
-	}
-	r = (double)span / (double)(s->cyc - tr->win.cyc);
-	noise = (double)(s->width + 2 * tr->win.width + tr->anchor.width) * r / (double)span;
-	if (tr->win_rate > 0 && absd(r / tr->win_rate - 1) < CYCLOCK_STEADY_PPM * 1e-6 + noise) {
-		tr->rate = best_rate(tr, (double)(s->ns - tr->anchor.ns) /
-						 (double)(s->cyc - tr->anchor.cyc));
-		tr->spell_end_ns = s->ns;
-		start_fresh(tr, s, cur);
-		return;
-	}
-	tr->anchor = tr->win; /* the previous window's start: both windows' baseline */
-	tr->win = *s;
-	tr->win_rate = r;
-	recheck_later(tr, cur, s, cw);
+	if (cyclock__stated_rate(tr) > 0)
+		tr->rate = cyclock__stated_rate(tr);
+	cyclock__start_fresh(tr, s, &zero);
 }
 
 /*
@@ -359,7 +132,7 @@ static uint32_t aim(const struct cyclock__track *tr, const struct cyclock__sampl
 		     (double)(int64_t)(P + T - s->cyc) * tr->rate;
 	double slope = tgt / (double)T;
 	double hi = tr->rate * (1 + CYCLOCK_MAX_SLEW);
-	uint32_t mult = mult_of(slope > hi ? hi : slope);
+	uint32_t mult = cyclock__mult_of(slope > hi ? hi : slope);
 
 	return mult < low ? low : mult;
 }
@@ -374,7 +147,7 @@ static uint64_t correction_span(const struct cyclock__track *tr, uint64_t at_ns,
 				const struct cyclock__sample *s, uint64_t cw)
 {
 	double k = (double)s->ns + (double)(int64_t)(cw - s->cyc) * tr->rate;
-	double e = absd((double)at_ns - k), span_ns;
+	double e = cyclock__absd((double)at_ns - k), span_ns;
 
 	span_ns = e <= CYCLOCK_NOISE_NS ? CYCLOCK_GENTLE_NS : e / 500e-6;
 	if (span_ns > CYCLOCK_GENTLE_NS)
@@ -418,57 +191,10 @@ static void next_segment(struct cyclock__track *tr, const struct cyclock__segv *
 	}
 	next.stale = next.fn_stale = (uint32_t)tr->interval;
 	next.mult = aim(tr, s, cw, next.ns, next.frac, correction_span(tr, next.ns, s, cw), low);
-	next.mult_rate = mult_of(tr->rate) < low ? low : mult_of(tr->rate);
+	next.mult_rate = cyclock__mult_of(tr->rate) < low ? low : cyclock__mult_of(tr->rate);
 	next.until = cw + FAR;
 	next.below = next.ns;
-	publish(tr, &next);
-}
-
-/*
- * Has the kernel's rate changed?  adjtimex's word first: a change within
- * CYCLOCK_FOLLOW_PPM is followed at once at the stated rate (the kernel
- * takes it up at its next tick); a larger one is not.  Returns false if
- * the timeline must go to kernel mode.
- */
-static bool follow_adj(struct cyclock__track *tr, const struct cyclock__kadj *a, bool *moved)
-{
-	double now = a->known ? adj_ppm(a) : tr->adj_ppm, d = now - tr->adj_ppm, stated;
-
-	*moved = a->known && (absd(d) > 0.01 || a->tick != tr->adj.tick);
-	if (!*moved)
-		return true;
-	tr->adj = *a;
-	tr->adj_ppm = now;
-	if (absd(d) > CYCLOCK_FOLLOW_PPM)
-		return false;
-	stated = stated_rate(tr);
-	tr->rate = stated > 0 ? stated : tr->rate * (1 + now * 1e-6) / (1 + (now - d) * 1e-6);
-	tr->rate_changes++;
-	return true;
-}
-
-/*
- * How far the timeline may have drifted from the kernel's clock over @gap
- * counts past its horizon through its rate's uncertainty alone: the
- * rate's baseline's brackets over its length (the track's own, or RAW's
- * from initialisation's first sample, whichever is the better), twice,
- * plus 1 ppm.  A process that reads again after a long pause on a young
- * estimate is that far off without anything having gone wrong.
- */
-static uint64_t drift_slack(const struct cyclock__track *tr, uint64_t gap)
-{
-	const struct cyclock__sample *a = &cyclock__host.first_raw, *b = &cyclock__host.raw.last;
-	double unc = 0.5; /* no baseline at all: each bracket as wide as it */
-
-	if (b->ns > a->ns)
-		unc = cyclock__rate_unc(a, b, tr->rate);
-	if (tr->last.ns > tr->anchor.ns) {
-		double own = cyclock__rate_unc(&tr->anchor, &tr->last, tr->rate);
-
-		unc = own < unc ? own : unc;
-	}
-	/* Twice the sum of the widths, the mean's four times. */
-	return (uint64_t)((double)gap * tr->rate * (4 * unc + 1e-6));
+	cyclock__track_publish(tr, &next);
 }
 
 /*
@@ -509,7 +235,7 @@ static void track_refresh(struct cyclock__track *tr, const struct cyclock__sampl
 	struct cyclock__segv cur = cyclock__seg_load(tr->tl);
 	uint64_t cw = cyclock__ordered(), our, slack, keep[2];
 	uint32_t frac;
-	bool moved, followed = follow_adj(tr, a, &moved), wrong;
+	bool moved, followed = cyclock__follow_adj(tr, a, &moved), wrong;
 	const char *why;
 	int64_t e;
 
@@ -517,11 +243,11 @@ static void track_refresh(struct cyclock__track *tr, const struct cyclock__sampl
 	keep[1] = cur.off_boot = off ? off[1] : cur.off_boot;
 	tr->refreshes++;
 	if (cur.mode != CYCLOCK__MODE_COUNTER) {
-		kernel_step(tr, &cur, s, cw, moved);
+		cyclock__kernel_step(tr, &cur, s, cw, moved);
 		return;
 	}
 	if (went_back) {
-		enter_kernel(tr, &cur, s, cw, true, "the counter went back");
+		cyclock__enter_kernel(tr, &cur, s, cw, true, "the counter went back");
 		return;
 	}
 	if ((int64_t)(cw - cur.cyc - cur.stale) < 0) {
@@ -529,11 +255,11 @@ static void track_refresh(struct cyclock__track *tr, const struct cyclock__sampl
 		 * offsets; a fresh one confirmed is now an ordinary one. */
 		if (cyclock__seg_trusted(tr->tl, &cur, seq))
 			cur.fresh = 0;
-		publish(tr, &cur);
+		cyclock__track_publish(tr, &cur);
 		return;
 	}
 	if (!cyclock__seg_trusted(tr->tl, &cur, seq)) {
-		start_fresh(tr, s, &cur);
+		cyclock__start_fresh(tr, s, &cur);
 		return;
 	}
 	cyclock__seg_at(&cur, cyclock__host.shift, s->cyc, &our, &frac);
@@ -543,19 +269,19 @@ static void track_refresh(struct cyclock__track *tr, const struct cyclock__sampl
 	 * must not take that for the counter's error), and the drift the
 	 * rate's may have gathered since the horizon. */
 	slack = 500 + (uint64_t)((double)s->width * tr->rate) +
-		drift_slack(tr, cw - cur.cyc - cur.stale);
+		cyclock__drift_slack(tr, cw - cur.cyc - cur.stale);
 	why = leave_counter(tr, e, slack, moved, followed, &wrong);
 	if (why) {
-		enter_kernel(tr, &cur, s, cw, wrong, why);
+		cyclock__enter_kernel(tr, &cur, s, cw, wrong, why);
 		return;
 	}
 	if (moved) {
 		tr->anchor = tr->mid = *s;
 		tr->hold_ns = s->ns + CYCLOCK_RATE_SPAN_NS / 2;
 	} else {
-		take_rate(tr, s);
+		cyclock__take_rate(tr, s);
 	}
-	adapt_interval(tr, (uint64_t)(e < 0 ? -e : e), s->ns);
+	cyclock__adapt_interval(tr, (uint64_t)(e < 0 ? -e : e), s->ns);
 	next_segment(tr, &cur, s, cw, keep);
 }
 
