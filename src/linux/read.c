@@ -81,23 +81,22 @@ static uint64_t kernel_value(const struct cyclock__segv *v, uint64_t k, unsigned
 
 /*
  * Past the horizon, while another thread resyncs: the low slope's value,
- * but no more than the kernel's clock plus CYCLOCK_TOL_NS, more than the
- * timeline is ever ahead of the kernel on the counter (its low slope is
- * below any rate within NTP's range, so waiting only makes it fall
- * behind).  A counter that leaped (a suspend, a migration) must not hand
- * out its time meanwhile, and the cap only grows with the kernel's clock,
- * so it never takes back a value given before.  The kernel's reading is
- * taken after the counter's: a reader preempted in between only raises
- * its cap.
+ * capped at the kernel's clock plus CYCLOCK_TOL_NS, or at the horizon's
+ * value where that is more (the fast path handed that out, and the cap
+ * must not take it back).  A counter that leaped (a suspend, a migration)
+ * must not hand out its time meanwhile, and the cap only grows with the
+ * kernel's clock, so it never takes back a value given before.  The
+ * kernel's reading is taken after the counter's: a reader preempted in
+ * between only raises its cap.  Kernel mode's floor is capped the same
+ * way (cyclock__floor_cap()), so it is at least every value given here.
  */
 static uint64_t waiting_value(const struct cyclock__segv *v, uint64_t cyc, unsigned int kind)
 {
-	uint64_t ns = cyclock__seg_handed(v, cyclock__host.shift, cyc);
-	uint64_t cap = cyclock__kernel_ns((kind & CYCLOCK__RAW) ? CLOCK_MONOTONIC_RAW
-								: CLOCK_MONOTONIC) +
-		       CYCLOCK_TOL_NS;
+	uint32_t shift = cyclock__host.shift;
+	uint64_t k = cyclock__kernel_ns((kind & CYCLOCK__RAW) ? CLOCK_MONOTONIC_RAW : CLOCK_MONOTONIC);
 
-	return ns < cap ? ns : cap;
+	return cyclock__floor_cap(cyclock__seg_handed(v, shift, cyc), cyclock__seg_horizon(v, shift),
+				  k);
 }
 
 /* Has a kernel-mode segment's look-again moment come?  Only once the

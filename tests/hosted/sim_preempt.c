@@ -11,7 +11,8 @@
  * - A reader preempted in the slow path before the timelines start: the
  *   timeline that starts meanwhile must not be below what it returns.
  * - A writer stalled at each step of a resync, for 5 ms, with the
- *   kernel's tick or frequency changed meanwhile or not.
+ *   kernel's tick or frequency changed meanwhile or not, or with the
+ *   timeline ahead of the kernel at the horizon (the kernel slowed there).
  * - An idle parent and its fork child: the kernel's rate changed while
  *   nobody read for 10 s; the child's first read agrees with the kernel.
  */
@@ -126,6 +127,60 @@ static void stalled_writer(void **state)
 	}
 }
 
+/*
+ * The kernel slows by 10% (tick 9000) inside a segment, and a read just
+ * before the horizon hands out the segment's value there, by then up to
+ * 200 us ahead of the kernel.  The first read past the horizon is the
+ * writer, stalled at each step in turn while others read every 10 us; the
+ * readers that wait for it must return at least that value: their cap at the kernel's clock is
+ * never below the horizon's value.  The writer's own value is checked
+ * against what was handed out before its call began (the others' reads
+ * overlap it).
+ */
+static void quick_readers(void)
+{
+	others_read(20, 10 * US); /* well inside the lead */
+}
+
+static void stalled_writer_ahead(void **state)
+{
+	uint64_t before[NCLOCKS];
+
+	(void)state;
+	for (unsigned long k = 0; k < POINTS; k++) {
+		struct cyclock__segv v;
+
+		sim_start(RATE, RATE, true, true);
+		w.adj_says = true;
+		memset(seen, 0, sizeof(seen));
+		hook_bound = 2 * MS;
+		converge(200 * MS);
+		v = cyclock__seg_load(&cyclock__mono);
+		w_kernel_rate(9000, 0);
+		w.t += (v.cyc + v.stale - w_cyc_at(w.t)) * SEC / RATE - 2 * US;
+		read_checked("a reader before the horizon");
+		w.t += 4 * US;
+		memcpy(before, seen, sizeof(before));
+		w.hook = quick_readers;
+		w.hook_at = w_calls() + k;
+		for (int c = 0; c < NCLOCKS; c++) {
+			struct reading r = sim_read((enum which)c);
+
+			if (r.v < before[c])
+				fail_msg("the writer: %s went back by %" PRIu64 " ns (preempted at call"
+					 " %lu)",
+					 clock_name[c], before[c] - r.v, w.hook_at);
+			seen[c] = r.v > seen[c] ? r.v : seen[c];
+		}
+		w.hook = NULL;
+		converge(300 * MS);
+		hook_bound = GOOD_NS;
+		converge(10 * MS);
+	}
+	print_message("  a writer stalled 200 us at each of its first %d seam calls, the timeline"
+		      " ahead at the horizon: in order, back within 1 us\n", POINTS);
+}
+
 /* ---- an idle parent's fork child ---- */
 
 static void idle_parent_child(void **state)
@@ -156,6 +211,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(preempted_before_start),
 		cmocka_unit_test(stalled_writer),
+		cmocka_unit_test(stalled_writer_ahead),
 		cmocka_unit_test(idle_parent_child),
 	};
 

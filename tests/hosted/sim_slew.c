@@ -221,8 +221,9 @@ static void ticks(void **state)
  * horizon never hand out more than the kernel's clock plus the tolerance.
  * So after the pause cyclock_now() is never further ahead than that (it
  * was 8.7 ms ahead after 1 s, and a relative sleep of 1 s measured 8.7 ms
- * short on it, in the kernel's nanosleep selftest), and
- * cyclock_cycles_to_ns() agrees with it.
+ * short on it, in the kernel's nanosleep selftest; then, with a tolerance
+ * of 50 us, 50 us ahead, which a timer's 50 us slack did not always
+ * cover), and cyclock_cycles_to_ns() agrees with it.
  */
 static void pause_across_a_slower_tick(void **state)
 {
@@ -239,7 +240,9 @@ static void pause_across_a_slower_tick(void **state)
 		r = sim_read(NOW);
 		if (r.v < prev.v)
 			fail_msg("cyclock_now() went back by %" PRIu64 " ns", prev.v - r.v);
-		if (r.err > (int64_t)(CYCLOCK_TOL_NS + 1000))
+		/* Far inside a timer's slack (50 us), or a sleep timed across
+		 * the pause measures short. */
+		if (r.err > (int64_t)(2 * US))
 			fail_msg("cyclock_now() %" PRId64 " ns ahead of the kernel %.1f ms after the "
 				 "pause",
 				 r.err, (double)(w.t - t0) / 1e6);
