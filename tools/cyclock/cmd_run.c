@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "../../src/preload/names.h" /* the names the preload takes */
+#include "preload/names.h" /* the names the preload takes */
 
 #ifndef CYCLOCK_PRELOAD_INSTALLED
 #define CYCLOCK_PRELOAD_INSTALLED "/usr/local/lib/libcyclock-preload.so"

@@ -3,7 +3,7 @@
  * warm: what one call of each clock costs when its code and data are in
  * the caches, as Peter Zijlstra's "(warm) sched_clock" loop measured it
  * (Zijlstra 2013): a tight loop of calls, timed as a whole.  Two loops per
- * clock, both from clocks.c: "throughput" lets calls overlap, as a loop
+ * clock, both from clocks/clocks.c: "throughput" lets calls overlap, as a loop
  * that only stores timestamps does; "latency" fences after every call, so
  * each one starts when the previous result is ready.
  *

@@ -44,7 +44,7 @@
 /*
  * The bracket: no instruction of the timed call starts before the first
  * read, and the second read waits until the call has finished (the kernel
- * developers' rdtsc_ordered() with a fence after, as in hosted_cold.c).
+ * developers' rdtsc_ordered() with a fence after).
  */
 #if defined(__x86_64__)
 static inline uint64_t fenced_ticks(void)

@@ -6,8 +6,8 @@
  * and say how much room they took, so that a picture is a stack of them.
  * The output is standalone: no script, no external font or file.
  */
-#ifndef CYCLOCK_BENCH_SVG_H
-#define CYCLOCK_BENCH_SVG_H
+#ifndef CYCLOCK_TOOL_SVG_H
+#define CYCLOCK_TOOL_SVG_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -102,4 +102,4 @@ struct svg_hists {
 /* One row of bars per histogram, sharing a log x axis. */
 double svg_draw_hists(struct svg *s, double y, const struct svg_hists *c);
 
-#endif /* CYCLOCK_BENCH_SVG_H */
+#endif /* CYCLOCK_TOOL_SVG_H */

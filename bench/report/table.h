@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the readable table's two files share: a group's columns, chosen
- * in report_columns.c from what the group's results carry, then measured,
- * fitted and printed in report_table.c.
+ * in columns.c from what the group's results carry, then measured,
+ * fitted and printed in table.c.
  */
 #ifndef CYCLOCK_BENCH_REPORT_TABLE_H
 #define CYCLOCK_BENCH_REPORT_TABLE_H
@@ -49,7 +49,7 @@ struct group_facts {
 	bool higher;     /* every result's primary figure is better higher */
 };
 
-/* report_columns.c: the text of scenario @name, or NULL for one this
+/* columns.c: the text of scenario @name, or NULL for one this
  * file does not know. */
 const struct scenario_text *bench__table_scenario_text(const char *name);
 /* Whether @r belongs to @t's group (its scenario). */

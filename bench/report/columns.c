@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "bench.h"
-#include "report_table.h"
+#include "table.h"
 
 static const struct scenario_text scenario_texts[] = {
 	{ "warm", "ns per call, tight loop", "median", false },

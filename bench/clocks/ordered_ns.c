@@ -24,7 +24,7 @@
 #include <cyclock/timeline.h>
 
 #include "bench.h"
-#include "clock_loops.h"
+#include "loops.h"
 
 #define NS_RANGE_S 86400u
 

@@ -3,7 +3,7 @@
  * Every clock the tool can time: cyclock's, the floors nothing can beat
  * (the bare counter reads, and ordered_ns, the ordered read in ns, in
  * ordered_ns.c) and the kernel's.  Each is one expression; the macros of
- * clock_loops.h turn it into a reading function and two timed loops, so a
+ * loops.h turn it into a reading function and two timed loops, so a
  * loop runs exactly what a program would write (a direct call, not a call
  * through a pointer, whose cost would be measured too).
  */
@@ -20,7 +20,7 @@
 #include <cyclock/timeline.h>
 
 #include "bench.h"
-#include "clock_loops.h"
+#include "loops.h"
 
 _Thread_local volatile uint64_t bench_sink;
 
@@ -118,7 +118,7 @@ static inline uint64_t k_times(void)
 	return (uint64_t)times(&t) * ns_per_clk_tck;
 }
 
-/* ---- one reading function and two loops per clock (clock_loops.h) ---- */
+/* ---- one reading function and two loops per clock (loops.h) ---- */
 #define CLOCK_ENTRY(id, group, flags, follows, what)                           \
 	{ #id, BENCH_GROUP_##group, flags, follows, what, read_##id, tp_##id, lat_##id }
 

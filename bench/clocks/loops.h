@@ -9,8 +9,8 @@
  * needs each timestamp before going on.  Throughput loops let reads
  * overlap, as a loop that only stores timestamps does.
  */
-#ifndef CYCLOCK_BENCH_CLOCK_LOOPS_H
-#define CYCLOCK_BENCH_CLOCK_LOOPS_H
+#ifndef CYCLOCK_BENCH_CLOCKS_LOOPS_H
+#define CYCLOCK_BENCH_CLOCKS_LOOPS_H
 
 #include <stdint.h>
 
@@ -61,4 +61,4 @@ uint64_t bench__ordered_ns_read(void);
 double bench__ordered_ns_throughput(long calls);
 double bench__ordered_ns_latency(long calls);
 
-#endif /* CYCLOCK_BENCH_CLOCK_LOOPS_H */
+#endif /* CYCLOCK_BENCH_CLOCKS_LOOPS_H */

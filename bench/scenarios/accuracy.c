@@ -67,7 +67,7 @@ static void sample(struct follower *f)
  * late in the call (after its loads missed), which would skew the offset
  * against the bracket's midpoint by half the miss: an artefact of where
  * in the call the counter is read, not a disagreement.  So every round
- * first reads every clock once, untimed (as hosted_accuracy.c does).
+ * first reads every clock once, untimed.
  */
 static void warm(const struct follower *f, size_t n)
 {

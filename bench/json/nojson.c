@@ -3,7 +3,7 @@
  * JSON in a build without jansson: a cross build for a target Debian has
  * no jansson for (riscv64 on bookworm).  The tool still measures and
  * prints its tables; asked to write or read JSON, it says why it cannot.
- * Compiled instead of report_json.c and json_*.c (tools/cyclock/CMakeLists.txt).
+ * Compiled instead of report/json.c and the reader in json/ (bench/CMakeLists.txt).
  */
 #include <stdio.h>
 

@@ -11,7 +11,7 @@
  * Plain ASCII throughout ("us", not the micro sign), so that logs, diffs
  * and any terminal keep the columns straight.
  *
- * This file formats, measures, fits and prints; report_columns.c chooses
+ * This file formats, measures, fits and prints; columns.c chooses
  * each group's columns.
  */
 #include <math.h>
@@ -19,8 +19,7 @@
 #include <string.h>
 
 #include "bench.h"
-#include "report_table.h"
-#include "svg.h" /* bench_fmt_ns(), bench_fmt_count(), until bench.h has them */
+#include "table.h"
 
 #define TABLE_WIDTH 100
 #define TABLE_INDENT "  "

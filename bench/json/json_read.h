@@ -2,10 +2,10 @@
 /*
  * What the JSON reader's files share, and no one else: the limits on
  * untrusted input, the reader's state and the steps it is made of.
- * json_read.c loads the file and walks the top level, json_entries.c
+ * json_read.c loads the file and walks the top level, entries.c
  * files each entry of the "benchmarks" array under its benchmark's name,
- * json_result.c turns each name's entries into a result and
- * json_context.c reads the "context" object.
+ * result.c turns each name's entries into a result and
+ * context.c reads the "context" object.
  */
 #ifndef CYCLOCK_BENCH_JSON_READ_H
 #define CYCLOCK_BENCH_JSON_READ_H
@@ -48,16 +48,16 @@ const char *bench__json_opt_str(const json_t *o, const char *key);
 /* Google Benchmark's time unit @unit in ns; 0 for an unknown one. */
 double bench__json_unit_ns(const char *unit);
 
-/* json_entries.c: optional integer @key of entry @i in [0, max], else *@v
+/* entries.c: optional integer @key of entry @i in [0, max], else *@v
  * stays; -1 after bench__json_fail() when it is there but not one. */
 int bench__json_opt_int(struct reader *rd, size_t i, const char *key, long max, long *v);
 /* Files entry @i under its benchmark's name; 0 or -1. */
 int bench__json_file_entry(struct reader *rd, size_t i);
 
-/* json_result.c: adds @g's result to @run; 0 or -1. */
+/* result.c: adds @g's result to @run; 0 or -1. */
 int bench__json_add_group(struct reader *rd, struct bench_run *run, const struct group *g);
 
-/* json_context.c: the "context" object @c into @ctx; never fails. */
+/* context.c: the "context" object @c into @ctx; never fails. */
 void bench__json_read_context(struct bench_context *ctx, const json_t *c);
 
 #endif /* CYCLOCK_BENCH_JSON_READ_H */
