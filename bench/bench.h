@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "results.h"
 
@@ -125,6 +126,20 @@ struct bench_affinity {
  * @a keeps the affinity bench_unpin() restores.  Whether it pinned. */
 bool bench_pin_here(struct bench_affinity *a);
 void bench_unpin(const struct bench_affinity *a);
+/* @ts in ns since its clock's zero: the one conversion the tool writes. */
+static inline uint64_t bench_ts_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+}
+/* Kernel clock @id in ns, converted as a program that does not use
+ * cyclock would: inline, so that a timed loop runs just that. */
+static inline uint64_t bench_kernel_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return bench_ts_ns(&ts);
+}
 /* CLOCK_MONOTONIC_RAW in ns: the scenarios' own stopwatch. */
 uint64_t bench_now_ns(void);
 /* Calls per timed loop of @fn so that one loop lasts about @target_ns. */

@@ -148,10 +148,7 @@ void bench_unpin(const struct bench_affinity *a)
 
 uint64_t bench_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return bench_kernel_ns(CLOCK_MONOTONIC_RAW);
 }
 
 long bench_calibrate(bench_loop_fn *fn, double target_ns)

@@ -79,25 +79,12 @@ static inline uint64_t arm_isb_cntvct(void)
 #endif
 
 /* ---- the kernel's clocks, converted to ns as a program would ---- */
-static inline uint64_t ts_ns(const struct timespec *ts)
-{
-	return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
-}
-
-static inline uint64_t k_gettime(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return ts_ns(&ts);
-}
-
 static inline uint64_t k_syscall_monotonic(void)
 {
 	struct timespec ts;
 
 	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
-	return ts_ns(&ts);
+	return bench_ts_ns(&ts);
 }
 
 static inline uint64_t k_gettimeofday(void)
@@ -138,14 +125,14 @@ DEFINE_CLOCK(lfence_rdtsc, x86_lfence_rdtsc())
 DEFINE_CLOCK(cntvct, arm_cntvct())
 DEFINE_CLOCK(isb_cntvct, arm_isb_cntvct())
 #endif
-DEFINE_CLOCK(monotonic, k_gettime(CLOCK_MONOTONIC))
-DEFINE_CLOCK(monotonic_raw, k_gettime(CLOCK_MONOTONIC_RAW))
-DEFINE_CLOCK(realtime, k_gettime(CLOCK_REALTIME))
-DEFINE_CLOCK(boottime, k_gettime(CLOCK_BOOTTIME))
-DEFINE_CLOCK(monotonic_coarse, k_gettime(CLOCK_MONOTONIC_COARSE))
-DEFINE_CLOCK(realtime_coarse, k_gettime(CLOCK_REALTIME_COARSE))
-DEFINE_CLOCK(thread_cputime, k_gettime(CLOCK_THREAD_CPUTIME_ID))
-DEFINE_CLOCK(process_cputime, k_gettime(CLOCK_PROCESS_CPUTIME_ID))
+DEFINE_CLOCK(monotonic, bench_kernel_ns(CLOCK_MONOTONIC))
+DEFINE_CLOCK(monotonic_raw, bench_kernel_ns(CLOCK_MONOTONIC_RAW))
+DEFINE_CLOCK(realtime, bench_kernel_ns(CLOCK_REALTIME))
+DEFINE_CLOCK(boottime, bench_kernel_ns(CLOCK_BOOTTIME))
+DEFINE_CLOCK(monotonic_coarse, bench_kernel_ns(CLOCK_MONOTONIC_COARSE))
+DEFINE_CLOCK(realtime_coarse, bench_kernel_ns(CLOCK_REALTIME_COARSE))
+DEFINE_CLOCK(thread_cputime, bench_kernel_ns(CLOCK_THREAD_CPUTIME_ID))
+DEFINE_CLOCK(process_cputime, bench_kernel_ns(CLOCK_PROCESS_CPUTIME_ID))
 DEFINE_CLOCK(times, k_times())
 DEFINE_CLOCK(gettimeofday, k_gettimeofday())
 DEFINE_CLOCK(syscall_monotonic, k_syscall_monotonic())

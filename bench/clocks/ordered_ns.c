@@ -66,14 +66,12 @@ static uint32_t library_how(void)
 static void find_ns_conv(void)
 {
 	struct ns_conv c = { .how = library_how() };
-	struct timespec ts;
 	uint64_t cyc0;
 
 	cyclock_calc_mult_shift(&c.mult, &c.shift, (uint64_t)bench_counter_hz(), 1000000000u,
 				NS_RANGE_S);
 	cyc0 = cyclock_arch_counter_ordered_how(c.how);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	c.base = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	c.base = bench_kernel_ns(CLOCK_MONOTONIC);
 	c.k = 0 - cyc0 * c.mult;
 	ns_floor.conv = c;
 	atomic_store_explicit(&ns_floor.ready, true, memory_order_release);

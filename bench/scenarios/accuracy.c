@@ -82,10 +82,7 @@ static void warm(const struct follower *f, size_t n)
  * not take CLOCK_MONOTONIC_RAW). */
 static uint64_t mono_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return bench_kernel_ns(CLOCK_MONOTONIC);
 }
 
 /* Rounds every @period_ns for @span_ns on absolute deadlines, so that a

@@ -110,7 +110,7 @@ static double res_nominal(const struct bench_clock *c)
 
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
 		if (strcmp(c->name, ids[i].name) == 0 && clock_getres(ids[i].id, &ts) == 0)
-			return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+			return (double)bench_ts_ns(&ts);
 	if (strcmp(c->name, "times") == 0)
 		return 1e9 / (double)sysconf(_SC_CLK_TCK);
 	if (strcmp(c->name, "gettimeofday") == 0)
