@@ -17,66 +17,13 @@
 #include <unistd.h>
 
 #include <cyclock.h>
+#include <cyclock/arch.h>
 #include <cyclock/timeline.h>
 
 #include "bench.h"
 #include "loops.h"
 
 _Thread_local volatile uint64_t bench_sink;
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
-
-/* ---- the floors ---- */
-#if defined(__x86_64__)
-static inline uint64_t x86_rdtsc(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-	return (uint64_t)hi << 32 | lo;
-}
-
-static inline uint64_t x86_rdtscp(void)
-{
-	uint32_t lo, hi, aux;
-
-	__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
-	return (uint64_t)hi << 32 | lo;
-}
-
-static inline uint64_t x86_lfence_rdtsc(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ __volatile__("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-	return (uint64_t)hi << 32 | lo;
-}
-
-static bool have_rdtscp(void)
-{
-	unsigned int a, b, c, d;
-
-	return __get_cpuid(0x80000001, &a, &b, &c, &d) && (d & (1u << 27));
-}
-#elif defined(__aarch64__)
-static inline uint64_t arm_cntvct(void)
-{
-	uint64_t v;
-
-	__asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
-	return v;
-}
-
-static inline uint64_t arm_isb_cntvct(void)
-{
-	uint64_t v;
-
-	__asm__ __volatile__("isb; mrs %0, cntvct_el0" : "=r"(v) : : "memory");
-	return v;
-}
-#endif
 
 /* ---- the kernel's clocks, converted to ns as a program would ---- */
 static inline uint64_t k_syscall_monotonic(void)
@@ -117,13 +64,15 @@ DEFINE_CLOCK(cyclock_realtime, cyclock_realtime())
 DEFINE_CLOCK(cyclock_boottime, cyclock_boottime())
 DEFINE_CLOCK(cyclock_coarse, cyclock_coarse())
 DEFINE_CLOCK(cyclock_local, cyclock_local())
+/* The floors are arch/'s reads; a constant how folds the branch in
+ * cyclock_arch_counter_ordered_how(), so each loop runs one instruction. */
 #if defined(__x86_64__)
-DEFINE_CLOCK(rdtsc, x86_rdtsc())
-DEFINE_CLOCK(rdtscp, x86_rdtscp())
-DEFINE_CLOCK(lfence_rdtsc, x86_lfence_rdtsc())
+DEFINE_CLOCK(rdtsc, cyclock_arch_counter())
+DEFINE_CLOCK(rdtscp, cyclock_arch_counter_ordered_how(BENCH_HOW_RDTSCP))
+DEFINE_CLOCK(lfence_rdtsc, cyclock_arch_counter_ordered_how(BENCH_HOW_LFENCE_RDTSC))
 #elif defined(__aarch64__)
-DEFINE_CLOCK(cntvct, arm_cntvct())
-DEFINE_CLOCK(isb_cntvct, arm_isb_cntvct())
+DEFINE_CLOCK(cntvct, cyclock_arch_counter())
+DEFINE_CLOCK(isb_cntvct, cyclock_arch_counter_ordered())
 #endif
 DEFINE_CLOCK(monotonic, bench_kernel_ns(CLOCK_MONOTONIC))
 DEFINE_CLOCK(monotonic_raw, bench_kernel_ns(CLOCK_MONOTONIC_RAW))
@@ -162,7 +111,7 @@ static const struct bench_clock clocks[] = {
 #elif defined(__aarch64__)
 	CLOCK_ENTRY(cntvct, FLOOR, BENCH_CLOCK_TICKS, NULL, "the bare CNTVCT_EL0 read"),
 	CLOCK_ENTRY(isb_cntvct, FLOOR, BENCH_CLOCK_TICKS | ORD, NULL,
-		    "isb; CNTVCT_EL0: the ordered read"),
+		    "isb; CNTVCT_EL0 and a load that waits for it: the ordered read"),
 #endif
 	{ "ordered_ns", BENCH_GROUP_FLOOR, ORD, NULL,
 	  "the ordered read cyclock chose, then a multiply, add and shift into ns: "
@@ -246,8 +195,10 @@ bool bench_clock_available(const struct bench_clock *c)
 	clockid_t id;
 
 #if defined(__x86_64__)
+	const char *why;
+
 	if (strcmp(c->name, "rdtscp") == 0)
-		return have_rdtscp();
+		return cyclock_arch_ordered_works(BENCH_HOW_RDTSCP, &why);
 #endif
 	if (strcmp(c->name, "ordered_ns") == 0)
 		return cyclock_arch_counter_usable();

@@ -29,6 +29,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include <cyclock/arch.h>
+
 #include "bench.h"
 
 #define COLD_SAMPLES 1000
@@ -49,10 +51,10 @@
 #if defined(__x86_64__)
 static inline uint64_t fenced_ticks(void)
 {
-	uint32_t lo, hi;
+	uint64_t t = cyclock_arch_counter_ordered_how(BENCH_HOW_LFENCE_RDTSC);
 
-	__asm__ __volatile__("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
-	return (uint64_t)hi << 32 | lo;
+	__asm__ __volatile__("lfence" ::: "memory");
+	return t;
 }
 
 static double ticks_hz(void)
@@ -93,7 +95,9 @@ static inline uint64_t fenced_ticks(void)
 {
 	uint64_t v;
 
-	__asm__ __volatile__("isb; mrs %0, cntvct_el0; isb" : "=r"(v) : : "memory");
+	__asm__ __volatile__("isb" ::: "memory");
+	v = cyclock_arch_counter();
+	__asm__ __volatile__("isb" ::: "memory");
 	return v;
 }
 
