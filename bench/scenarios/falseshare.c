@@ -20,8 +20,10 @@
  * lock word.  Only where that word and the read-mostly fields live
  * changes, so a difference between layouts is the layout's alone.
  *
- * The structs are local copies, not the engine's, so a layout can be
- * changed without touching the library; the field names are its own.
+ * The structs are local copies, not the engine's, so that the three
+ * layouts differ only where they are meant to; split is tied to struct
+ * cyclock (cyclock/core.h) by static asserts in falseshare_latch.c, which
+ * fail when the engine's layout moves a field to another line.
  *
  * falseshare_latch.c holds the layouts, the latch's reader and writer and
  * one timed window of them; this file picks the counter, repeats windows

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cyclock/core.h>
+
 #include "bench.h"
 #include "falseshare.h"
 
@@ -71,6 +73,31 @@ _Static_assert(offsetof(struct fs_split, read_data[1]) + sizeof(struct fs_read_d
 	       "split: seq and both epochs share line 0");
 _Static_assert(offsetof(struct fs_split, read_mostly) == FS_LINE, "split: read-mostly on line 1");
 _Static_assert(offsetof(struct fs_split, lock) == 2 * FS_LINE, "split: the lock on line 2");
+
+/* split stands for struct cyclock (cyclock/core.h), whose fields are
+ * wider (an epoch_frac, a src pointer): these keep each of its fields on
+ * the line, and at the offset, where the engine keeps the field's
+ * counterpart, so that a change to the engine's layout fails here
+ * rather than leaving falseshare measuring a layout no one uses.  The
+ * writer's lock word stands where the engine's cold writer state is. */
+_Static_assert(FS_LINE == CYCLOCK_CACHELINE, "split: the engine's line size");
+_Static_assert(offsetof(struct fs_split, seq) == offsetof(struct cyclock, seq),
+	       "split: seq where struct cyclock has it");
+_Static_assert(offsetof(struct fs_split, read_data) == offsetof(struct cyclock, read_data),
+	       "split: the epochs start where struct cyclock's do");
+_Static_assert(offsetof(struct cyclock, read_data[1]) + sizeof(struct cyclock_read_data) <=
+		       CYCLOCK_CACHELINE,
+	       "struct cyclock: seq and both epochs share line 0, as split's do");
+_Static_assert(sizeof(struct fs_read_data) <= sizeof(struct cyclock_read_data),
+	       "split: an epoch copy no larger than the engine's");
+_Static_assert(offsetof(struct fs_split, read_mostly) == offsetof(struct cyclock, read_mostly),
+	       "split: read-mostly where struct cyclock has it");
+_Static_assert(sizeof(struct fs_read_mostly) <= sizeof(struct cyclock_read_mostly),
+	       "split: a read-mostly copy no larger than the engine's");
+_Static_assert(2 * sizeof(struct cyclock_read_mostly) <= CYCLOCK_CACHELINE,
+	       "struct cyclock: both read-mostly copies on line 1, as split's are");
+_Static_assert(offsetof(struct fs_split, lock) == offsetof(struct cyclock, cold),
+	       "split: the writer's word on the line of struct cyclock's writer state");
 _Static_assert(sizeof(struct fs_packed_copy) == 40, "packed: a copy is 40 bytes");
 _Static_assert(offsetof(struct fs_packed, copy[0].m) / FS_LINE == 0,
 	       "packed: copy 0's read-mostly fields share the sequence's line");
