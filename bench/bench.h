@@ -26,6 +26,7 @@ enum bench_group {
 	BENCH_GROUP_FLOOR,   /* the bare counter reads, and the ordered one in ns: what
 			      * nothing can beat */
 	BENCH_GROUP_KERNEL,  /* clock_gettime() and the other libc/kernel clocks */
+	BENCH_GROUP_ENGINE,  /* the engine's cyclock_read() on a struct cyclock of the tool's */
 };
 
 #define BENCH_CLOCK_ORDERED 0x01    /* promises monotonic readings across CPUs */
@@ -34,6 +35,8 @@ enum bench_group {
 #define BENCH_CLOCK_PER_THREAD 0x08 /* a reading means nothing on another thread */
 #define BENCH_CLOCK_SYSCALL 0x10    /* a real system call every time */
 #define BENCH_CLOCK_WALL 0x20       /* may be stepped by settimeofday/NTP */
+#define BENCH_CLOCK_COARSE 0x40     /* cyclock's coarse clock: steps once a ticker period,
+				     * and its first call starts the ticker */
 
 #if defined(__x86_64__)
 /* The ordered reads of arch/x86_64.h, by the number ("how") it gives

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Every clock the tool can time: cyclock's, the floors nothing can beat
- * (the bare counter reads, and ordered_ns, the ordered read in ns, in
+ * Every clock the tool can time: cyclock's (their CYCLOCK_INLINE forms in
+ * inline.c), the engine's (engine.c), the floors nothing can beat (the
+ * bare counter reads, and ordered_ns, the ordered read in ns, in
  * ordered_ns.c) and the kernel's.  Each is one expression; the macros of
  * loops.h turn it into a reading function and two timed loops, so a
  * loop runs exactly what a program would write (a direct call, not a call
@@ -55,15 +56,19 @@ static inline uint64_t k_times(void)
 /* ---- one reading function and two loops per clock (loops.h) ---- */
 #define CLOCK_ENTRY(id, group, flags, follows, what)                           \
 	{ #id, BENCH_GROUP_##group, flags, follows, what, read_##id, tp_##id, lat_##id }
+/* A clock another file of clocks/ defines (loops.h). */
+#define SHARED_ENTRY(id, group, flags, follows, what)                          \
+	{ #id, BENCH_GROUP_##group, flags, follows, what,                      \
+	  bench__read_##id, bench__tp_##id, bench__lat_##id }
 
 DEFINE_CLOCK(cyclock_now, cyclock_now())
-DEFINE_CLOCK(cyclock_now_inline, cyclock__read(&cyclock__mono, CYCLOCK__ORDERED))
 DEFINE_CLOCK(cyclock_now_relaxed, cyclock_now_relaxed())
 DEFINE_CLOCK(cyclock_raw, cyclock_raw())
 DEFINE_CLOCK(cyclock_realtime, cyclock_realtime())
 DEFINE_CLOCK(cyclock_boottime, cyclock_boottime())
 DEFINE_CLOCK(cyclock_coarse, cyclock_coarse())
 DEFINE_CLOCK(cyclock_local, cyclock_local())
+DEFINE_CLOCK(cyclock_cycles, cyclock_cycles())
 /* The floors are arch/'s reads; a constant how folds the branch in
  * cyclock_arch_counter_ordered_how(), so each loop runs one instruction. */
 #if defined(__x86_64__)
@@ -90,18 +95,36 @@ DEFINE_CLOCK(syscall_monotonic, k_syscall_monotonic())
 static const struct bench_clock clocks[] = {
 	CLOCK_ENTRY(cyclock_now, CYCLOCK, ORD, "monotonic",
 		    "CLOCK_MONOTONIC from the counter, ordered"),
-	CLOCK_ENTRY(cyclock_now_inline, CYCLOCK, ORD, "monotonic",
-		    "cyclock_now() inlined (CYCLOCK_INLINE): the same reader, no call"),
+	SHARED_ENTRY(cyclock_now_inline, CYCLOCK, ORD, "monotonic",
+		     "cyclock_now() inlined (CYCLOCK_INLINE): the same reader, no call"),
 	CLOCK_ENTRY(cyclock_now_relaxed, CYCLOCK, 0, "monotonic",
 		    "cyclock_now() unordered: monotonic per thread only"),
 	CLOCK_ENTRY(cyclock_raw, CYCLOCK, ORD, "monotonic_raw", "CLOCK_MONOTONIC_RAW"),
 	CLOCK_ENTRY(cyclock_realtime, CYCLOCK, ORD | BENCH_CLOCK_WALL, "realtime",
 		    "CLOCK_REALTIME"),
 	CLOCK_ENTRY(cyclock_boottime, CYCLOCK, ORD, "boottime", "CLOCK_BOOTTIME"),
-	CLOCK_ENTRY(cyclock_coarse, CYCLOCK, ORD, "monotonic",
+	CLOCK_ENTRY(cyclock_coarse, CYCLOCK, ORD | BENCH_CLOCK_COARSE, "monotonic",
 		    "the kernel's coarse clock on cyclock_now()'s timeline (no thread)"),
 	CLOCK_ENTRY(cyclock_local, CYCLOCK, 0, "monotonic",
 		    "the kernel's local_clock(): per CPU on an unsynchronised counter"),
+	CLOCK_ENTRY(cyclock_cycles, CYCLOCK, BENCH_CLOCK_TICKS, NULL,
+		    "the raw counter, unordered, to convert later (cyclock_cycles_to_ns())"),
+	SHARED_ENTRY(cyclock_now_relaxed_inline, CYCLOCK, 0, "monotonic",
+		     "cyclock_now_relaxed() inlined (CYCLOCK_INLINE)"),
+	SHARED_ENTRY(cyclock_raw_inline, CYCLOCK, ORD, "monotonic_raw",
+		     "cyclock_raw() inlined (CYCLOCK_INLINE)"),
+	SHARED_ENTRY(cyclock_realtime_inline, CYCLOCK, ORD | BENCH_CLOCK_WALL, "realtime",
+		     "cyclock_realtime() inlined (CYCLOCK_INLINE)"),
+	SHARED_ENTRY(cyclock_boottime_inline, CYCLOCK, ORD, "boottime",
+		     "cyclock_boottime() inlined (CYCLOCK_INLINE)"),
+	SHARED_ENTRY(cyclock_coarse_inline, CYCLOCK, ORD | BENCH_CLOCK_COARSE, "monotonic",
+		     "cyclock_coarse() inlined (CYCLOCK_INLINE)"),
+	SHARED_ENTRY(cyclock_local_inline, CYCLOCK, 0, "monotonic",
+		     "cyclock_local() inlined (CYCLOCK_INLINE)"),
+	SHARED_ENTRY(engine_read, ENGINE, 0, NULL,
+		     "the engine's cyclock_read() over the bare counter read: a call"),
+	SHARED_ENTRY(engine_read_inline, ENGINE, 0, NULL,
+		     "cyclock_read_inline(): the engine's latch reader inlined"),
 #if defined(__x86_64__)
 	CLOCK_ENTRY(rdtsc, FLOOR, BENCH_CLOCK_TICKS, NULL, "the bare TSC read"),
 	CLOCK_ENTRY(rdtscp, FLOOR, BENCH_CLOCK_TICKS | ORD, NULL,
@@ -113,10 +136,9 @@ static const struct bench_clock clocks[] = {
 	CLOCK_ENTRY(isb_cntvct, FLOOR, BENCH_CLOCK_TICKS | ORD, NULL,
 		    "isb; CNTVCT_EL0 and a load that waits for it: the ordered read"),
 #endif
-	{ "ordered_ns", BENCH_GROUP_FLOOR, ORD, NULL,
-	  "the ordered read cyclock chose, then a multiply, add and shift into ns: "
-	  "the least an ordered ns clock can cost",
-	  bench__ordered_ns_read, bench__ordered_ns_throughput, bench__ordered_ns_latency },
+	SHARED_ENTRY(ordered_ns, FLOOR, ORD, NULL,
+		     "the ordered read cyclock chose, then a multiply, add and shift into ns: "
+		     "the least an ordered ns clock can cost"),
 	CLOCK_ENTRY(monotonic, KERNEL, ORD, NULL, "clock_gettime(CLOCK_MONOTONIC), the vDSO"),
 	CLOCK_ENTRY(monotonic_raw, KERNEL, ORD, NULL, "clock_gettime(CLOCK_MONOTONIC_RAW)"),
 	CLOCK_ENTRY(realtime, KERNEL, ORD | BENCH_CLOCK_WALL, NULL,
@@ -200,7 +222,7 @@ bool bench_clock_available(const struct bench_clock *c)
 	if (strcmp(c->name, "rdtscp") == 0)
 		return cyclock_arch_ordered_works(BENCH_HOW_RDTSCP, &why);
 #endif
-	if (strcmp(c->name, "ordered_ns") == 0)
+	if (strcmp(c->name, "ordered_ns") == 0 || c->group == BENCH_GROUP_ENGINE)
 		return cyclock_arch_counter_usable();
 	id = kernel_id(c->name);
 	if (c->group == BENCH_GROUP_KERNEL && id != (clockid_t)-1)

@@ -123,19 +123,19 @@ static const struct {
 #endif
 };
 
-uint64_t bench__ordered_ns_read(void)
+uint64_t bench__read_ordered_ns(void)
 {
 	const struct ns_conv c = ns_conv_get();
 
 	return ordered_ns(c.how, c);
 }
 
-double bench__ordered_ns_throughput(long calls)
+double bench__tp_ordered_ns(long calls)
 {
 	return loops[ns_conv_get().how].throughput(calls);
 }
 
-double bench__ordered_ns_latency(long calls)
+double bench__lat_ordered_ns(long calls)
 {
 	return loops[ns_conv_get().how].latency(calls);
 }

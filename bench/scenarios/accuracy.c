@@ -142,7 +142,7 @@ static void abs_sorted(const double *v, size_t n, double *out)
 
 static void note_for(struct bench_result *r, const struct follower *f)
 {
-	if (strcmp(f->c->name, "cyclock_coarse") == 0)
+	if (f->c->flags & BENCH_CLOCK_COARSE)
 		snprintf(r->note, sizeof(r->note),
 			 "vs %s; lags by design, up to its ticker period (1 ms)", f->ref->name);
 	else

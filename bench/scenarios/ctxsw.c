@@ -230,7 +230,7 @@ static size_t pick_partners(const struct bench_opts *o, struct partner *v)
 		for (size_t k = 0; !want && k < sizeof(default_subset) / sizeof(*default_subset);
 		     k++)
 			want = strcmp(c->name, default_subset[k]) == 0;
-		if (want && strcmp(c->name, "cyclock_coarse") != 0) {
+		if (want && !(c->flags & BENCH_CLOCK_COARSE)) {
 			bench_sink = c->read();
 			memset(&v[n], 0, sizeof(v[n]));
 			v[n++].clock = c;

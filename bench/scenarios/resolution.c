@@ -117,7 +117,7 @@ static double res_nominal(const struct bench_clock *c)
 		return 1000;
 	/* cyclock_coarse() holds what its ticker stored: it steps once a
 	 * ticker period, as the kernel's coarse clocks step once a tick. */
-	if (strcmp(c->name, "cyclock_coarse") == 0) {
+	if (c->flags & BENCH_CLOCK_COARSE) {
 		env = getenv("CYCLOCK_COARSE_PERIOD_US");
 		return (env && atol(env) > 0 ? (double)atol(env) : 1000) * 1000;
 	}

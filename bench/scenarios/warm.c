@@ -40,7 +40,7 @@ struct warm_clock {
  */
 static bool starts_thread(const struct bench_clock *c)
 {
-	return strcmp(c->name, "cyclock_coarse") == 0;
+	return c->flags & BENCH_CLOCK_COARSE;
 }
 
 static bench_loop_fn *loop_of(const struct bench_clock *c, int v)

@@ -37,8 +37,8 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < ns; i++)
 		fprintf(f, "  %-11s %s\n", s[i].name, s[i].what);
 	fputs("\nOptions:\n"
-	      "  --clocks LIST       clocks to measure, comma-separated; also the groups\n"
-	      "                      cyclock, floors, kernel, all (default: all that exist)\n"
+	      "  --clocks LIST       clocks to measure, comma-separated, or the groups cyclock,\n"
+	      "                      engine, floors, kernel, all (default: all that exist)\n"
 	      "  --threads LIST      thread counts for scale and falseshare (e.g. 1,2,4)\n"
 	      "  --repetitions N     repetitions (samples) per figure\n"
 	      "  --duration SECONDS  accuracy's sampling time (default 10, --quick 1)\n"
@@ -66,13 +66,14 @@ static void add_group(struct bench_opts *o, int g)
 
 static int parse_clocks(struct bench_opts *o, char *list)
 {
-	static const char *groups[] = { "cyclock", "floors", "kernel" };
+	/* By enum bench_group. */
+	static const char *groups[] = { "cyclock", "floors", "kernel", "engine" };
 
 	for (char *save, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		const struct bench_clock *c = bench_clock_find(t);
 		int g = -2;
 
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < (int)(sizeof(groups) / sizeof(groups[0])); i++)
 			if (!strcmp(t, groups[i]))
 				g = i;
 		if (!strcmp(t, "all"))
