@@ -26,6 +26,11 @@ int cmd_compare(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 
+/* Before a command's getopt_long() loop: start at its first argument
+ * (optind 0 restarts GNU getopt, and main() may run two commands) with
+ * getopt's own messages off, since each command words its errors. */
+void tool_getopt_start(void);
+
 /* Prints "cyclock: " and the message to stderr, with a newline. */
 void tool_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -215,8 +215,7 @@ static int parse_args(struct bench_args *a, int argc, char **argv)
 	};
 	int opt;
 
-	optind = 0; /* GNU: start afresh; main() may run two commands */
-	opterr = 0;
+	tool_getopt_start();
 	while ((opt = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
 		if (opt == 'h') {
 			usage(stdout);

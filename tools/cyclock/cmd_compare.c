@@ -154,8 +154,7 @@ static int parse_args(int argc, char **argv, double *threshold, bool *help)
 	};
 	int opt;
 
-	optind = 0; /* GNU: start afresh; main() may run two commands */
-	opterr = 0;
+	tool_getopt_start();
 	while ((opt = getopt_long(argc, argv, ":ht:", longopts, NULL)) != -1) {
 		if (opt == 'h') {
 			usage(stdout);

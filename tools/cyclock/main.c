@@ -4,6 +4,7 @@
  *   cyclock [--quiet] [COMMAND [ARGS...]]
  * With no command: "info", then "bench --quick".  See cyclock(1).
  */
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +36,12 @@ void tool_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+void tool_getopt_start(void)
+{
+	optind = 0;
+	opterr = 0;
 }
 
 static void usage(FILE *f)

@@ -208,9 +208,9 @@ static bool scale_drawn(const struct bench_run *run, const char *clock)
 double tool_plot_scale(struct svg *s, double y, const struct bench_run *run)
 {
 	struct svg_series ser[MAX_LINES];
-	struct svg_lines c = {
+	struct svg_chart c = {
 		.title = "What one call costs as threads read at once (scale)",
-		.xlabel = "threads reading (log2)", .s = ser,
+		.caption = "threads reading (log2)", .s = ser,
 	};
 	char clock[48];
 
@@ -234,7 +234,7 @@ double tool_plot_scale(struct svg *s, double y, const struct bench_run *run)
 }
 
 /* The "hist_<ns>" extras of @r as a histogram; false when it has none. */
-static bool hist_of(const struct bench_result *r, struct svg_hist *h)
+static bool hist_of(const struct bench_result *r, struct svg_series *h)
 {
 	memset(h, 0, sizeof(*h));
 	clock_of(r, h->label, sizeof(h->label));
@@ -244,13 +244,13 @@ static bool hist_of(const struct bench_result *r, struct svg_hist *h)
 
 		if (strncmp(r->extra[e].key, "hist_", 5) || !(at > 0) || !(r->extra[e].value >= 0))
 			continue;
-		while (k > 0 && h->at[k - 1] > at) {
-			h->at[k] = h->at[k - 1];
-			h->count[k] = h->count[k - 1];
+		while (k > 0 && h->x[k - 1] > at) {
+			h->x[k] = h->x[k - 1];
+			h->y[k] = h->y[k - 1];
 			k--;
 		}
-		h->at[k] = at;
-		h->count[k] = r->extra[e].value;
+		h->x[k] = at;
+		h->y[k] = r->extra[e].value;
 		h->n++;
 	}
 	return h->n > 0;
@@ -258,9 +258,9 @@ static bool hist_of(const struct bench_result *r, struct svg_hist *h)
 
 static double panel_hists(struct svg *s, double y, const struct bench_run *run)
 {
-	struct svg_hist *h = calloc(run->n + 1, sizeof(*h));
-	struct svg_hists c = {
-		.title = "How finely each clock ticks (resolution)", .h = h,
+	struct svg_series *h = calloc(run->n + 1, sizeof(*h));
+	struct svg_chart c = {
+		.title = "How finely each clock ticks (resolution)", .s = h,
 		.caption = "steps between back-to-back readings, by size in ns (log scale); "
 			   "bar height: share of the clock's steps",
 	};

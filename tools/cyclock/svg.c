@@ -172,39 +172,34 @@ static void tick_label(char *buf, size_t len, double v)
 	snprintf(buf, len, "%.3g %s", v, units[u]);
 }
 
-/* Grid lines and labels of @a, an x axis between @top and @bottom: every
- * decade in log scale, five steps in linear. */
-static void x_grid(struct svg *s, const struct svg_axis *a, double top, double bottom)
+/*
+ * Grid lines and labels of @a, every decade in log scale, five steps in
+ * linear: an x axis (@is_x) with its lines from @from (top) to @to
+ * (bottom) and its labels below them, or a y axis with its lines from
+ * @from (left) to @to (right) and its labels left of them.
+ */
+static void grid(struct svg *s, const struct svg_axis *a, bool is_x, double from, double to)
 {
 	char buf[32];
 	int steps = a->log ? (int)lround(log10(a->hi / a->lo)) : 5;
 
 	for (int i = 0; i <= steps; i++) {
 		double v = a->log ? a->lo * pow(10, i) : a->hi * i / steps;
-		double x = svg_axis_at(a, v);
+		double at = svg_axis_at(a, v);
 
-		svg_line(s, x, top, x, bottom, "grid");
 		tick_label(buf, sizeof(buf), v);
-		svg_text(s, x, bottom + 14, "small mid", "%s", buf);
+		if (is_x) {
+			svg_line(s, at, from, at, to, "grid");
+			svg_text(s, at, to + 14, "small mid", "%s", buf);
+		} else {
+			svg_line(s, from, at, to, at, "grid");
+			svg_text(s, from - 6, at + 4, "small end", "%s", buf);
+		}
 	}
-	svg_line(s, a->p0, bottom, a->p1, bottom, "axis");
-}
-
-/* The same for a y axis between @left and @right. */
-static void y_grid(struct svg *s, const struct svg_axis *a, double left, double right)
-{
-	char buf[32];
-	int steps = a->log ? (int)lround(log10(a->hi / a->lo)) : 5;
-
-	for (int i = 0; i <= steps; i++) {
-		double v = a->log ? a->lo * pow(10, i) : a->hi * i / steps;
-		double y = svg_axis_at(a, v);
-
-		svg_line(s, left, y, right, y, "grid");
-		tick_label(buf, sizeof(buf), v);
-		svg_text(s, left - 6, y + 4, "small end", "%s", buf);
-	}
-	svg_line(s, left, a->p0, left, a->p1, "axis");
+	if (is_x)
+		svg_line(s, a->p0, to, a->p1, to, "axis");
+	else
+		svg_line(s, from, a->p0, from, a->p1, "axis");
 }
 
 /* A swatch and a name, for legends; returns where the next one goes. */
@@ -283,7 +278,7 @@ double svg_draw_hbars(struct svg *s, double y, const struct svg_hbars *c)
 
 		legend_item(s, x, y + 36, "#555", 0.45, c->series[1]);
 	}
-	x_grid(s, &a, top - 4, bottom + 2);
+	grid(s, &a, true, top - 4, bottom + 2);
 	for (size_t i = 0; i < c->n; i++) {
 		const struct svg_bar *b = &c->bars[i];
 
@@ -308,7 +303,7 @@ double svg_draw_hbars(struct svg *s, double y, const struct svg_hbars *c)
 #define LINES_H 220.0
 
 /* The x axis: log2 of the thread counts, a tick at each count present. */
-static void lines_x(struct svg *s, const struct svg_lines *c, struct svg_axis *a, double bottom)
+static void lines_x(struct svg *s, const struct svg_chart *c, struct svg_axis *a, double bottom)
 {
 	double lo = INFINITY, hi = 0;
 
@@ -332,7 +327,7 @@ static void lines_x(struct svg *s, const struct svg_lines *c, struct svg_axis *a
 		}
 }
 
-static void lines_range(const struct svg_lines *c, double *vmin, double *vmax)
+static void lines_range(const struct svg_chart *c, double *vmin, double *vmax)
 {
 	*vmin = INFINITY;
 	*vmax = 0;
@@ -366,7 +361,7 @@ static void lines_one(struct svg *s, const struct svg_series *l, const struct sv
 	}
 }
 
-double svg_draw_lines(struct svg *s, double y, const struct svg_lines *c)
+double svg_draw_lines(struct svg *s, double y, const struct svg_chart *c)
 {
 	struct svg_axis ax, ay;
 	double vmin, vmax, top = y + 40, bottom = y + 40 + LINES_H;
@@ -377,7 +372,7 @@ double svg_draw_lines(struct svg *s, double y, const struct svg_lines *c)
 	log = vmax / vmin > 20;
 	svg_axis_fit(&ay, vmin, vmax, log, bottom, top);
 	svg_text(s, LABEL_X, y + 18, "head", "%s", c->title);
-	y_grid(s, &ay, LINES_X0, LINES_X1);
+	grid(s, &ay, false, LINES_X0, LINES_X1);
 	lines_x(s, c, &ax, bottom);
 	for (size_t i = 0; i < c->n; i++) {
 		double ly = top + 4 + 18.0 * (double)i;
@@ -387,7 +382,7 @@ double svg_draw_lines(struct svg *s, double y, const struct svg_lines *c)
 		svg_text(s, LINES_X1 + 32, ly, NULL, "%s", c->s[i].label);
 	}
 	svg_text(s, (LINES_X0 + LINES_X1) / 2, bottom + 32, "small mid", "%s; ns per call, %s",
-		 c->xlabel, log ? "log scale (each grid line 10x)" : "linear scale");
+		 c->caption, log ? "log scale (each grid line 10x)" : "linear scale");
 	bottom = fmax(bottom, top + 18.0 * (double)c->n);
 	return bottom + 48 - y;
 }
@@ -396,51 +391,51 @@ double svg_draw_lines(struct svg *s, double y, const struct svg_lines *c)
 
 #define HIST_ROW 56.0
 
-static void hist_one(struct svg *s, const struct svg_hist *h, const struct svg_axis *a,
+static void hist_one(struct svg *s, const struct svg_series *h, const struct svg_axis *a,
 		     double top, const char *colour)
 {
 	double max = 0, total = 0;
 	char val[32], tip[128];
 
 	for (size_t k = 0; k < h->n; k++) {
-		max = fmax(max, h->count[k]);
-		total += h->count[k];
+		max = fmax(max, h->y[k]);
+		total += h->y[k];
 	}
 	svg_text(s, PLOT_X0 - 8, top + HIST_ROW / 2 + 4, "end", "%s", h->label);
 	/* A bucket holds the steps from the bucket before it up to its own
 	 * bound, so its bar spans that range (the first, a decade). */
 	for (size_t k = 0; k < h->n && max > 0; k++) {
-		double bh = (HIST_ROW - 12) * h->count[k] / max;
-		double x0 = svg_axis_at(a, k ? h->at[k - 1] : h->at[k] / 10);
-		double x1 = svg_axis_at(a, h->at[k]);
+		double bh = (HIST_ROW - 12) * h->y[k] / max;
+		double x0 = svg_axis_at(a, k ? h->x[k - 1] : h->x[k] / 10);
+		double x1 = svg_axis_at(a, h->x[k]);
 
-		bench_fmt_ns(val, sizeof(val), h->at[k]);
+		bench_fmt_ns(val, sizeof(val), h->x[k]);
 		snprintf(tip, sizeof(tip), "%s: %.1f%% of steps below %s", h->label,
-			 100 * h->count[k] / total, val);
+			 100 * h->y[k] / total, val);
 		svg_rect(s, x0 + 1, top + HIST_ROW - 6 - bh, fmax(x1 - x0 - 2, 2), bh, colour, 1,
 			 tip);
 	}
 	svg_line(s, PLOT_X0, top + HIST_ROW - 6, PLOT_X1, top + HIST_ROW - 6, "grid");
 }
 
-double svg_draw_hists(struct svg *s, double y, const struct svg_hists *c)
+double svg_draw_hists(struct svg *s, double y, const struct svg_chart *c)
 {
 	struct svg_axis a;
 	double vmin = INFINITY, vmax = 0, top = y + 30, bottom = top + HIST_ROW * (double)c->n;
 
 	for (size_t i = 0; i < c->n; i++)
-		for (size_t k = 0; k < c->h[i].n; k++)
-			if (c->h[i].at[k] > 0) {
-				vmin = fmin(vmin, c->h[i].at[k]);
-				vmax = fmax(vmax, c->h[i].at[k]);
+		for (size_t k = 0; k < c->s[i].n; k++)
+			if (c->s[i].x[k] > 0) {
+				vmin = fmin(vmin, c->s[i].x[k]);
+				vmax = fmax(vmax, c->s[i].x[k]);
 			}
 	if (vmax <= 0)
 		vmin = vmax = 1;
 	svg_axis_fit(&a, vmin / 10, vmax, true, PLOT_X0, PLOT_X1);
 	svg_text(s, LABEL_X, y + 18, "head", "%s", c->title);
-	x_grid(s, &a, top, bottom);
+	grid(s, &a, true, top, bottom);
 	for (size_t i = 0; i < c->n; i++)
-		hist_one(s, &c->h[i], &a, top + HIST_ROW * (double)i, svg_colour(i));
+		hist_one(s, &c->s[i], &a, top + HIST_ROW * (double)i, svg_colour(i));
 	svg_text(s, (PLOT_X0 + PLOT_X1) / 2, bottom + 32, "small mid", "%s", c->caption);
 	return bottom + 48 - y;
 }

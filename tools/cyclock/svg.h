@@ -72,34 +72,26 @@ double svg_draw_hbars(struct svg *s, double y, const struct svg_hbars *c);
 
 #define SVG_MAX_POINTS 32
 
+/* One line's points, or one histogram's buckets (x: a bucket's bound in
+ * ns, y: how many fell in it); x ascending either way. */
 struct svg_series {
 	char label[48];
-	double x[SVG_MAX_POINTS], y[SVG_MAX_POINTS]; /* ascending x */
+	double x[SVG_MAX_POINTS], y[SVG_MAX_POINTS];
 	size_t n;
 };
 
-struct svg_lines {
-	const char *title, *xlabel;
+/* A chart of series: lines or histograms. */
+struct svg_chart {
+	const char *title;
+	const char *caption; /* lines: the x axis's name; histograms: the line under them */
 	const struct svg_series *s;
 	size_t n;
 };
 
 /* One line per series, x in log2 (thread counts), y in ns. */
-double svg_draw_lines(struct svg *s, double y, const struct svg_lines *c);
+double svg_draw_lines(struct svg *s, double y, const struct svg_chart *c);
 
-struct svg_hist {
-	char label[48];
-	double at[SVG_MAX_POINTS], count[SVG_MAX_POINTS]; /* bucket (ns), how many */
-	size_t n;
-};
-
-struct svg_hists {
-	const char *title, *caption;
-	const struct svg_hist *h;
-	size_t n;
-};
-
-/* One row of bars per histogram, sharing a log x axis. */
-double svg_draw_hists(struct svg *s, double y, const struct svg_hists *c);
+/* One row of bars per series, a histogram each, sharing a log x axis. */
+double svg_draw_hists(struct svg *s, double y, const struct svg_chart *c);
 
 #endif /* CYCLOCK_TOOL_SVG_H */
