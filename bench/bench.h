@@ -57,6 +57,7 @@ struct bench_clock {
 	uint64_t (*read)(void);   /* one reading, in ns (or ticks with BENCH_CLOCK_TICKS) */
 	bench_loop_fn *throughput; /* back-to-back reads, each independent of the last */
 	bench_loop_fn *latency;    /* each read starts after the previous one completed */
+	clockid_t kernel_id;       /* a clock_gettime() clock's id (for clock_getres()), else -1 */
 };
 
 /* Every clock this build knows, in display order; *@n is set. */

@@ -55,11 +55,15 @@ static inline uint64_t k_times(void)
 
 /* ---- one reading function and two loops per clock (loops.h) ---- */
 #define CLOCK_ENTRY(id, group, flags, follows, what)                           \
-	{ #id, BENCH_GROUP_##group, flags, follows, what, read_##id, tp_##id, lat_##id }
+	{ #id, BENCH_GROUP_##group, flags, follows, what, read_##id, tp_##id, lat_##id, \
+	  (clockid_t)-1 }
 /* A clock another file of clocks/ defines (loops.h). */
 #define SHARED_ENTRY(id, group, flags, follows, what)                          \
 	{ #id, BENCH_GROUP_##group, flags, follows, what,                      \
-	  bench__read_##id, bench__tp_##id, bench__lat_##id }
+	  bench__read_##id, bench__tp_##id, bench__lat_##id, (clockid_t)-1 }
+/* A clock_gettime() clock, @clk its id. */
+#define KERNEL_ENTRY(id, clk, flags, what)                                     \
+	{ #id, BENCH_GROUP_KERNEL, flags, NULL, what, read_##id, tp_##id, lat_##id, clk }
 
 DEFINE_CLOCK(cyclock_now, cyclock_now())
 DEFINE_CLOCK(cyclock_now_relaxed, cyclock_now_relaxed())
@@ -139,26 +143,28 @@ static const struct bench_clock clocks[] = {
 	SHARED_ENTRY(ordered_ns, FLOOR, ORD, NULL,
 		     "the ordered read cyclock chose, then a multiply, add and shift into ns: "
 		     "the least an ordered ns clock can cost"),
-	CLOCK_ENTRY(monotonic, KERNEL, ORD, NULL, "clock_gettime(CLOCK_MONOTONIC), the vDSO"),
-	CLOCK_ENTRY(monotonic_raw, KERNEL, ORD, NULL, "clock_gettime(CLOCK_MONOTONIC_RAW)"),
-	CLOCK_ENTRY(realtime, KERNEL, ORD | BENCH_CLOCK_WALL, NULL,
-		    "clock_gettime(CLOCK_REALTIME)"),
-	CLOCK_ENTRY(boottime, KERNEL, ORD, NULL, "clock_gettime(CLOCK_BOOTTIME)"),
-	CLOCK_ENTRY(monotonic_coarse, KERNEL, ORD, NULL,
-		    "clock_gettime(CLOCK_MONOTONIC_COARSE): the last tick"),
-	CLOCK_ENTRY(realtime_coarse, KERNEL, ORD | BENCH_CLOCK_WALL, NULL,
-		    "clock_gettime(CLOCK_REALTIME_COARSE)"),
-	CLOCK_ENTRY(thread_cputime, KERNEL,
-		    BENCH_CLOCK_CPUTIME | BENCH_CLOCK_PER_THREAD | BENCH_CLOCK_SYSCALL, NULL,
-		    "clock_gettime(CLOCK_THREAD_CPUTIME_ID)"),
-	CLOCK_ENTRY(process_cputime, KERNEL, BENCH_CLOCK_CPUTIME | BENCH_CLOCK_SYSCALL, NULL,
-		    "clock_gettime(CLOCK_PROCESS_CPUTIME_ID): sums every thread"),
+	KERNEL_ENTRY(monotonic, CLOCK_MONOTONIC, ORD, "clock_gettime(CLOCK_MONOTONIC), the vDSO"),
+	KERNEL_ENTRY(monotonic_raw, CLOCK_MONOTONIC_RAW, ORD,
+		     "clock_gettime(CLOCK_MONOTONIC_RAW)"),
+	KERNEL_ENTRY(realtime, CLOCK_REALTIME, ORD | BENCH_CLOCK_WALL,
+		     "clock_gettime(CLOCK_REALTIME)"),
+	KERNEL_ENTRY(boottime, CLOCK_BOOTTIME, ORD, "clock_gettime(CLOCK_BOOTTIME)"),
+	KERNEL_ENTRY(monotonic_coarse, CLOCK_MONOTONIC_COARSE, ORD,
+		     "clock_gettime(CLOCK_MONOTONIC_COARSE): the last tick"),
+	KERNEL_ENTRY(realtime_coarse, CLOCK_REALTIME_COARSE, ORD | BENCH_CLOCK_WALL,
+		     "clock_gettime(CLOCK_REALTIME_COARSE)"),
+	KERNEL_ENTRY(thread_cputime, CLOCK_THREAD_CPUTIME_ID,
+		     BENCH_CLOCK_CPUTIME | BENCH_CLOCK_PER_THREAD | BENCH_CLOCK_SYSCALL,
+		     "clock_gettime(CLOCK_THREAD_CPUTIME_ID)"),
+	KERNEL_ENTRY(process_cputime, CLOCK_PROCESS_CPUTIME_ID,
+		     BENCH_CLOCK_CPUTIME | BENCH_CLOCK_SYSCALL,
+		     "clock_gettime(CLOCK_PROCESS_CPUTIME_ID): sums every thread"),
 	CLOCK_ENTRY(times, KERNEL, ORD | BENCH_CLOCK_SYSCALL, NULL,
 		    "times(): elapsed clock ticks (sysconf(_SC_CLK_TCK))"),
 	CLOCK_ENTRY(gettimeofday, KERNEL, ORD | BENCH_CLOCK_WALL, NULL,
 		    "gettimeofday(): microseconds"),
-	CLOCK_ENTRY(syscall_monotonic, KERNEL, ORD | BENCH_CLOCK_SYSCALL, NULL,
-		    "CLOCK_MONOTONIC through a real system call"),
+	KERNEL_ENTRY(syscall_monotonic, CLOCK_MONOTONIC, ORD | BENCH_CLOCK_SYSCALL,
+		     "CLOCK_MONOTONIC through a real system call"),
 };
 #undef ORD
 
@@ -190,31 +196,9 @@ const struct bench_clock *bench_clock_find(const char *name)
 	return NULL;
 }
 
-/* The clock id behind a kernel clock's name, or -1. */
-static clockid_t kernel_id(const char *name)
-{
-	static const struct { const char *name; clockid_t id; } ids[] = {
-		{ "monotonic", CLOCK_MONOTONIC },
-		{ "monotonic_raw", CLOCK_MONOTONIC_RAW },
-		{ "realtime", CLOCK_REALTIME },
-		{ "boottime", CLOCK_BOOTTIME },
-		{ "monotonic_coarse", CLOCK_MONOTONIC_COARSE },
-		{ "realtime_coarse", CLOCK_REALTIME_COARSE },
-		{ "thread_cputime", CLOCK_THREAD_CPUTIME_ID },
-		{ "process_cputime", CLOCK_PROCESS_CPUTIME_ID },
-		{ "syscall_monotonic", CLOCK_MONOTONIC },
-	};
-
-	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
-		if (strcmp(ids[i].name, name) == 0)
-			return ids[i].id;
-	return -1;
-}
-
 bool bench_clock_available(const struct bench_clock *c)
 {
 	struct timespec ts;
-	clockid_t id;
 
 #if defined(__x86_64__)
 	const char *why;
@@ -224,9 +208,8 @@ bool bench_clock_available(const struct bench_clock *c)
 #endif
 	if (strcmp(c->name, "ordered_ns") == 0 || c->group == BENCH_GROUP_ENGINE)
 		return cyclock_arch_counter_usable();
-	id = kernel_id(c->name);
-	if (c->group == BENCH_GROUP_KERNEL && id != (clockid_t)-1)
-		return clock_gettime(id, &ts) == 0;
+	if (c->kernel_id != (clockid_t)-1)
+		return clock_gettime(c->kernel_id, &ts) == 0;
 	return true;
 }
 

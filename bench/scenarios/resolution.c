@@ -96,21 +96,11 @@ static void res_once(const struct bench_clock *c, struct res_acc *a, uint64_t wa
 /* What the clock claims, in ns: clock_getres() for the kernel's clocks. */
 static double res_nominal(const struct bench_clock *c)
 {
-	static const struct { const char *name; clockid_t id; } ids[] = {
-		{ "monotonic", CLOCK_MONOTONIC },	{ "monotonic_raw", CLOCK_MONOTONIC_RAW },
-		{ "realtime", CLOCK_REALTIME },		{ "boottime", CLOCK_BOOTTIME },
-		{ "monotonic_coarse", CLOCK_MONOTONIC_COARSE },
-		{ "realtime_coarse", CLOCK_REALTIME_COARSE },
-		{ "thread_cputime", CLOCK_THREAD_CPUTIME_ID },
-		{ "process_cputime", CLOCK_PROCESS_CPUTIME_ID },
-		{ "syscall_monotonic", CLOCK_MONOTONIC },
-	};
 	struct timespec ts;
 	const char *env;
 
-	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
-		if (strcmp(c->name, ids[i].name) == 0 && clock_getres(ids[i].id, &ts) == 0)
-			return (double)bench_ts_ns(&ts);
+	if (c->kernel_id != (clockid_t)-1 && clock_getres(c->kernel_id, &ts) == 0)
+		return (double)bench_ts_ns(&ts);
 	if (strcmp(c->name, "times") == 0)
 		return 1e9 / (double)sysconf(_SC_CLK_TCK);
 	if (strcmp(c->name, "gettimeofday") == 0)
