@@ -48,8 +48,16 @@ struct svg_axis {
  * linear starts at 0 and ends on a round number). */
 void svg_axis_fit(struct svg_axis *a, double vmin, double vmax, bool log, double p0, double p1);
 double svg_axis_at(const struct svg_axis *a, double v);
+/* Grid lines and labels of @a, every decade in log scale, five steps in
+ * linear: an x axis (@is_x) with its lines from @from (top) to @to
+ * (bottom) and its labels below them, or a y axis with its lines from
+ * @from (left) to @to (right) and its labels left of them. */
+void svg_grid(struct svg *s, const struct svg_axis *a, bool is_x, double from, double to);
+/* A swatch and a name, for legends; returns where the next one goes. */
+double svg_legend_item(struct svg *s, double x, double y, const char *colour, double opacity,
+		       const char *name);
 
-/* ---- charts ---- */
+/* ---- charts (svg_charts.c) ---- */
 
 struct svg_bar {
 	char label[48];
