@@ -13,133 +13,33 @@
  * (about 2 ms there).  The figure is the mean of the threads' ns per
  * call; the slowest thread's is an extra.  Beyond one thread per CPU the
  * threads share CPUs and the figure shows that too.
+ *
+ * scale_threads.c starts, releases and joins the threads; this file
+ * chooses the counts, repeats them and reports.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
+#include "scale.h"
 
 #define SCALE_LOOP_NS 2e6
 #define SCALE_LOOP_NS_QUICK 1e6
 #define SCALE_NOISE_LIMIT 0.20 /* several threads sharing a noisy VM */
 #define SCALE_MAX_COUNTS 32
-#define SCALE_STACK (128 << 10)
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 static const int idle_counts[] = { 1, 8, 64, 256 };
 static const int idle_counts_quick[] = { 1, 64, 256 };
-
-/* The start line: threads wait here until all exist, then go together,
- * or skip their timed loop when the run is called off. */
-struct gate {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	int ready;
-	bool open, abort;
-};
-
-struct worker {
-	bench_loop_fn *fn;
-	long calls;
-	int cpu;
-	struct gate *gate;
-	double ns; /* written by the worker, read after pthread_join() */
-};
 
 /* A figure's repetitions: the mean over threads and the slowest thread. */
 struct series {
 	double *mean, *slowest;
 	bool failed; /* its threads could not all be started */
 };
-
-/* Waits for the gate; returns whether to run. */
-static bool gate_pass(struct gate *g)
-{
-	bool run;
-
-	pthread_mutex_lock(&g->lock);
-	g->ready++;
-	pthread_cond_broadcast(&g->cond);
-	while (!g->open)
-		pthread_cond_wait(&g->cond, &g->lock);
-	run = !g->abort;
-	pthread_mutex_unlock(&g->lock);
-	return run;
-}
-
-/* Waits until @n threads are at the gate, then opens it. */
-static void gate_open(struct gate *g, int n, bool abort)
-{
-	pthread_mutex_lock(&g->lock);
-	while (g->ready < n)
-		pthread_cond_wait(&g->cond, &g->lock);
-	g->open = true;
-	g->abort = abort;
-	pthread_cond_broadcast(&g->cond);
-	pthread_mutex_unlock(&g->lock);
-}
-
-static void *work(void *arg)
-{
-	struct worker *w = arg;
-
-	bench_pin(w->cpu);
-	/* Stack, code and the clock's line warm before the timed loop. */
-	w->fn(w->calls / 100 + 1);
-	if (gate_pass(w->gate))
-		w->ns = w->fn(w->calls);
-	return NULL;
-}
-
-/* Starts a thread with a small stack: a thousand default ones would
- * reserve gigabytes for loops that need a few kilobytes. */
-static int start_thread(pthread_t *t, void *(*fn)(void *), void *arg)
-{
-	pthread_attr_t attr;
-	int err = pthread_attr_init(&attr);
-
-	if (err)
-		return err;
-	pthread_attr_setstacksize(&attr, SCALE_STACK);
-	err = pthread_create(t, &attr, fn, arg);
-	pthread_attr_destroy(&attr);
-	return err;
-}
-
-/*
- * Runs @fn on @n threads at once, thread i on @cpus[i % @ncpus]; sets the
- * mean and the largest ns per call.  Returns 0, or an errno when not all
- * threads could be started (nothing is then timed).
- */
-static int run_threads(bench_loop_fn *fn, long calls, int n, const int *cpus, int ncpus,
-		       double *mean, double *slowest)
-{
-	struct gate g = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false, false };
-	struct worker *w = calloc((size_t)n, sizeof(*w));
-	pthread_t *tid = calloc((size_t)n, sizeof(*tid));
-	int started = 0, err = w && tid ? 0 : ENOMEM;
-
-	while (!err && started < n) {
-		w[started] = (struct worker){ fn, calls, cpus[started % ncpus], &g, 0 };
-		err = start_thread(&tid[started], work, &w[started]);
-		started += !err;
-	}
-	gate_open(&g, started, err != 0);
-	*mean = *slowest = 0;
-	for (int i = 0; i < started; i++) {
-		pthread_join(tid[i], NULL);
-		*mean += w[i].ns / n;
-		if (w[i].ns > *slowest)
-			*slowest = w[i].ns;
-	}
-	free(w);
-	free(tid);
-	return err;
-}
 
 /* Thread counts: --threads (each once), or 1, 2, 4 ... up to twice the
  * CPUs, with the CPU count itself (under --quick: 1, the CPUs, twice). */
@@ -162,55 +62,6 @@ static size_t thread_counts(const struct bench_opts *o, int ncpus, int *out)
 			out[n++] = t;
 	}
 	return n;
-}
-
-/* ---- idle threads: the process's size, not its load ---- */
-
-struct idle {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool stop;
-	pthread_t *tid;
-	int n;
-};
-
-static void *idle_main(void *arg)
-{
-	struct idle *d = arg;
-
-	pthread_mutex_lock(&d->lock);
-	while (!d->stop)
-		pthread_cond_wait(&d->cond, &d->lock);
-	pthread_mutex_unlock(&d->lock);
-	return NULL;
-}
-
-/* Starts @want threads that sleep until idle_stop(); 0 or an errno (then
- * d->n says how many did start). */
-static int idle_start(struct idle *d, int want)
-{
-	int err = 0;
-
-	d->n = 0;
-	d->tid = calloc((size_t)want, sizeof(*d->tid));
-	if (!d->tid)
-		return ENOMEM;
-	while (!err && d->n < want) {
-		err = start_thread(&d->tid[d->n], idle_main, d);
-		d->n += !err;
-	}
-	return err;
-}
-
-static void idle_stop(struct idle *d)
-{
-	pthread_mutex_lock(&d->lock);
-	d->stop = true;
-	pthread_cond_broadcast(&d->cond);
-	pthread_mutex_unlock(&d->lock);
-	for (int i = 0; i < d->n; i++)
-		pthread_join(d->tid[i], NULL);
-	free(d->tid);
 }
 
 /* ---- the run ---- */
@@ -250,7 +101,7 @@ static void one_count(const struct bench_opts *o, struct scale *k, size_t j, int
 
 		if (s->failed)
 			continue;
-		err = run_threads(o->clocks[i]->throughput, k->calls[i], n, k->cpus, k->ncpus,
+		err = bench__scale_run_threads(o->clocks[i]->throughput, k->calls[i], n, k->cpus, k->ncpus,
 				  &s->mean[r], &s->slowest[r]);
 		if (err) {
 			fprintf(stderr, "cyclock: scale: cannot start %d thread%s (%s): "
@@ -287,7 +138,7 @@ static void one_idle_rep(const struct bench_opts *o, struct scale *k, size_t j, 
 		struct series *s = series(k, i, k->n_counts + j);
 
 		if (grows_with_threads(o->clocks[i]) &&
-		    run_threads(o->clocks[i]->throughput, k->calls[i], 1, k->cpus, 1,
+		    bench__scale_run_threads(o->clocks[i]->throughput, k->calls[i], 1, k->cpus, 1,
 				&s->mean[r], &s->slowest[r]) != 0)
 			s->failed = true;
 	}
@@ -296,16 +147,16 @@ static void one_idle_rep(const struct bench_opts *o, struct scale *k, size_t j, 
 static void measure_idle(const struct bench_opts *o, struct scale *k)
 {
 	for (size_t j = 0; j < k->n_idle; j++) {
-		struct idle d = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false,
+		struct scale_idle d = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false,
 				  NULL, 0 };
-		int err = idle_start(&d, k->idle[j]);
+		int err = bench__scale_idle_start(&d, k->idle[j]);
 
 		if (!err) {
 			bench_progress(o, "scale: %d idle threads", k->idle[j]);
 			for (int r = 0; r < k->reps; r++)
 				one_idle_rep(o, k, j, r);
 		}
-		idle_stop(&d);
+		bench__scale_idle_stop(&d);
 		if (err) {
 			fprintf(stderr, "cyclock: scale: started %d of %d idle threads (%s): "
 				"no figures from idle_threads:%d up\n", d.n, k->idle[j],
