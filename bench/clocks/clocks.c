@@ -73,13 +73,15 @@ DEFINE_CLOCK(cyclock_boottime, cyclock_boottime())
 DEFINE_CLOCK(cyclock_coarse, cyclock_coarse())
 DEFINE_CLOCK(cyclock_local, cyclock_local())
 DEFINE_CLOCK(cyclock_cycles, cyclock_cycles())
-/* The floors are arch/'s reads; a constant how folds the branch in
+/* The floors are arch/'s reads, so they exist where arch.h chose
+ * x86_64.h or arm64.h (their include guards say so; a CYCLOCK_ARCH_GENERIC
+ * or CYCLOCK_SIM build has none).  A constant how folds the branch in
  * cyclock_arch_counter_ordered_how(), so each loop runs one instruction. */
-#if defined(__x86_64__)
+#if defined(CYCLOCK_ARCH_X86_64_H)
 DEFINE_CLOCK(rdtsc, cyclock_arch_counter())
 DEFINE_CLOCK(rdtscp, cyclock_arch_counter_ordered_how(BENCH_HOW_RDTSCP))
 DEFINE_CLOCK(lfence_rdtsc, cyclock_arch_counter_ordered_how(BENCH_HOW_LFENCE_RDTSC))
-#elif defined(__aarch64__)
+#elif defined(CYCLOCK_ARCH_ARM64_H)
 DEFINE_CLOCK(cntvct, cyclock_arch_counter())
 DEFINE_CLOCK(isb_cntvct, cyclock_arch_counter_ordered())
 #endif
@@ -129,13 +131,13 @@ static const struct bench_clock clocks[] = {
 		     "the engine's cyclock_read() over the bare counter read: a call"),
 	SHARED_ENTRY(engine_read_inline, ENGINE, 0, NULL,
 		     "cyclock_read_inline(): the engine's latch reader inlined"),
-#if defined(__x86_64__)
+#if defined(CYCLOCK_ARCH_X86_64_H)
 	CLOCK_ENTRY(rdtsc, FLOOR, BENCH_CLOCK_TICKS, NULL, "the bare TSC read"),
 	CLOCK_ENTRY(rdtscp, FLOOR, BENCH_CLOCK_TICKS | ORD, NULL,
 		    "rdtscp: waits for earlier instructions"),
 	CLOCK_ENTRY(lfence_rdtsc, FLOOR, BENCH_CLOCK_TICKS | ORD, NULL,
 		    "lfence;rdtsc: the kernel's rdtsc_ordered()"),
-#elif defined(__aarch64__)
+#elif defined(CYCLOCK_ARCH_ARM64_H)
 	CLOCK_ENTRY(cntvct, FLOOR, BENCH_CLOCK_TICKS, NULL, "the bare CNTVCT_EL0 read"),
 	CLOCK_ENTRY(isb_cntvct, FLOOR, BENCH_CLOCK_TICKS | ORD, NULL,
 		    "isb; CNTVCT_EL0 and a load that waits for it: the ordered read"),
@@ -200,7 +202,7 @@ bool bench_clock_available(const struct bench_clock *c)
 {
 	struct timespec ts;
 
-#if defined(__x86_64__)
+#if defined(CYCLOCK_ARCH_X86_64_H)
 	const char *why;
 
 	if (strcmp(c->name, "rdtscp") == 0)

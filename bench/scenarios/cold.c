@@ -46,9 +46,10 @@
 /*
  * The bracket: no instruction of the timed call starts before the first
  * read, and the second read waits until the call has finished (the kernel
- * developers' rdtsc_ordered() with a fence after).
+ * developers' rdtsc_ordered() with a fence after), from arch/'s reads
+ * where arch.h chose x86_64.h or arm64.h.
  */
-#if defined(__x86_64__)
+#if defined(CYCLOCK_ARCH_X86_64_H)
 static inline uint64_t fenced_ticks(void)
 {
 	uint64_t t = cyclock_arch_counter_ordered_how(BENCH_HOW_LFENCE_RDTSC);
@@ -90,7 +91,7 @@ static bool thunk_usable(void)
 	return ssp == 0;
 }
 #else
-#if defined(__aarch64__)
+#if defined(CYCLOCK_ARCH_ARM64_H)
 static inline uint64_t fenced_ticks(void)
 {
 	uint64_t v;

@@ -20,7 +20,7 @@ namespace {
 
 // The counter reads are arch/'s, as cyclock's clocks of the same names
 // are (bench/clocks/clocks.c).
-#if defined(__x86_64__)
+#if defined(CYCLOCK_ARCH_X86_64_H)
 inline uint64_t counter_read()
 {
 	return cyclock_arch_counter();
@@ -33,7 +33,7 @@ inline uint64_t counter_read_ordered()
 	return cyclock_arch_counter_ordered_how(1);
 }
 #define COUNTER_NAMES "rdtsc", "lfence_rdtsc"
-#elif defined(__aarch64__)
+#elif defined(CYCLOCK_ARCH_ARM64_H)
 inline uint64_t counter_read()
 {
 	return cyclock_arch_counter();
