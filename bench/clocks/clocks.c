@@ -131,6 +131,10 @@ static const struct bench_clock clocks[] = {
 		     "the engine's cyclock_read() over the bare counter read: a call"),
 	SHARED_ENTRY(engine_read_inline, ENGINE, 0, NULL,
 		     "cyclock_read_inline(): the engine's latch reader inlined"),
+	SHARED_ENTRY(engine_percpu, ENGINE, 0, NULL,
+		     "cyclock_percpu_read() over engine_read's clock, stable: the raw clock"),
+	SHARED_ENTRY(engine_percpu_unstable, ENGINE, 0, NULL,
+		     "the same, unstable: the tick's latch, the clamp and a compare-and-swap"),
 #if defined(CYCLOCK_ARCH_X86_64_H)
 	CLOCK_ENTRY(rdtsc, FLOOR, BENCH_CLOCK_TICKS, NULL, "the bare TSC read"),
 	CLOCK_ENTRY(rdtscp, FLOOR, BENCH_CLOCK_TICKS | ORD, NULL,

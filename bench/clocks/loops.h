@@ -91,6 +91,8 @@ DECLARE_SHARED_CLOCK(cyclock_local_inline)
 /* engine.c: the engine's reader on a struct cyclock of its own. */
 DECLARE_SHARED_CLOCK(engine_read)
 DECLARE_SHARED_CLOCK(engine_read_inline)
+DECLARE_SHARED_CLOCK(engine_percpu)
+DECLARE_SHARED_CLOCK(engine_percpu_unstable)
 /* ordered_ns.c: the floor ordered_ns. */
 DECLARE_SHARED_CLOCK(ordered_ns)
 
