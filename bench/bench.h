@@ -19,6 +19,8 @@
 
 #include "results.h"
 
+struct cyclock;
+
 /* ---- clocks/: every clock the tool can time ---- */
 
 enum bench_group {
@@ -81,6 +83,11 @@ const char *bench_floor_plain(void);
  * "lfence;rdtsc", "isb; mrs cntvct_el0"), or NULL where there is no
  * counter.  Initialises the library (cyclock__get_info()). */
 const char *bench_floor_read(void);
+
+/* The engine clocks' struct cyclock (clocks/engine.c), registered with
+ * cyclock_register() over the bare counter read at bench_counter_hz(),
+ * rounded, at the first call; NULL when registering failed (no counter). */
+const struct cyclock *bench_engine_clock(void);
 
 /* Where loops store their sums, so that no read is optimised away; one
  * per thread, so that threads timing at once share no line. */

@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -32,6 +33,7 @@
 #define PERCPU_TICK_READS 4096u /* reads between two ticks of the unstable clock */
 
 static struct cyclock engine;
+static bool registered;
 static struct cyclock_percpu stable, unstable;
 static struct cyclock_percpu_slot stable_slot[1], unstable_slot[1];
 
@@ -51,8 +53,8 @@ static struct cyclock_source counter = {
  * clock reads 0; bench_clock_available() does not offer it then. */
 static void engine_register(void)
 {
-	counter.rate_hz = (uint64_t)bench_counter_hz();
-	(void)cyclock_register(&engine, &counter);
+	counter.rate_hz = (uint64_t)(bench_counter_hz() + 0.5);
+	registered = cyclock_register(&engine, &counter) == 0;
 	(void)cyclock_percpu_init(&stable, &engine, stable_slot, 1, PERCPU_TICK_NS);
 	(void)cyclock_percpu_init(&unstable, &engine, unstable_slot, 1, PERCPU_TICK_NS);
 	(void)cyclock_percpu_set_unstable(&unstable, 0, bench_now_ns());
@@ -69,6 +71,12 @@ static inline const struct cyclock *engine_get(void)
 {
 	engine_once();
 	return &engine;
+}
+
+const struct cyclock *bench_engine_clock(void)
+{
+	engine_once();
+	return registered ? &engine : NULL;
 }
 
 /* The unstable clock, ticked by its readers every PERCPU_TICK_READS reads

@@ -58,26 +58,19 @@ static void print_counter(const struct cyclock__info *in)
 	       span_str(ldexp(1, 64) / in->hz, b, sizeof(b)));
 }
 
-static uint64_t read_arch_counter(const struct cyclock_source *src)
-{
-	(void)src;
-	return cyclock_arch_counter();
-}
-
-/* What cyclock_register() (the engine, cyclock/core.h) chooses for this
- * counter at its frequency: the update interval and the rate's error. */
+/* What cyclock_register() (the engine, cyclock/core.h) chose for this
+ * counter at its frequency, on the engine clocks' own clock: the update
+ * interval and the rate's error. */
 static void print_engine(const struct cyclock__info *in)
 {
-	static struct cyclock clk;
-	struct cyclock_source src = { .name = in->counter, .read = read_arch_counter,
-				      .rate_hz = (uint64_t)(in->hz + 0.5), .bits = 64 };
+	const struct cyclock *clk = bench_engine_clock();
 	char line[160];
 
-	if (cyclock_register(&clk, &src)) {
+	if (!clk) {
 		printf("engine          cannot convert %.0f Hz\n", in->hz);
 		return;
 	}
-	cyclock_format_summary(&clk, line, sizeof(line));
+	cyclock_format_summary(clk, line, sizeof(line));
 	printf("engine          %s\n", line);
 }
 
