@@ -86,8 +86,9 @@ const char *bench_floor_read(void);
 
 /* The engine clocks' struct cyclock (clocks/engine.c), registered with
  * cyclock_register() over the bare counter read at bench_counter_hz(),
- * rounded, at the first call; NULL when registering failed (no counter). */
-const struct cyclock *bench_engine_clock(void);
+ * rounded, at the first call; NULL when registering failed (no counter).
+ * The engine scenario's writer updates it. */
+struct cyclock *bench_engine_clock(void);
 
 /* Where loops store their sums, so that no read is optimised away; one
  * per thread, so that threads timing at once share no line. */
@@ -163,7 +164,7 @@ uint64_t bench_now_ns(void);
 /* Calls per timed loop of @fn so that one loop lasts about @target_ns. */
 long bench_calibrate(bench_loop_fn *fn, double target_ns);
 
-/* The scenarios (scenarios/warm.c ... scenarios/accuracy.c). */
+/* The scenarios (scenarios/warm.c ... scenarios/engine.c). */
 int bench_warm(const struct bench_opts *o, struct bench_run *run);
 int bench_cold(const struct bench_opts *o, struct bench_run *run);
 int bench_scale(const struct bench_opts *o, struct bench_run *run);
@@ -172,6 +173,7 @@ int bench_resolution(const struct bench_opts *o, struct bench_run *run);
 int bench_warp(const struct bench_opts *o, struct bench_run *run);
 int bench_ctxsw(const struct bench_opts *o, struct bench_run *run);
 int bench_accuracy_run(const struct bench_opts *o, struct bench_run *run);
+int bench_engine(const struct bench_opts *o, struct bench_run *run);
 
 /* ---- output.c: what the reporters and commands share ---- */
 

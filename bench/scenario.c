@@ -35,6 +35,10 @@ static const struct bench_scenario scenarios[] = {
 	  "each cyclock clock against the kernel clock it follows: offsets and drift; a "
 	  "busy loop timed by every clock (Brodkin 2018)",
 	  true, bench_accuracy_run },
+	{ "engine",
+	  "the engine's reader alone and while a writer updates its clock flat out: the "
+	  "latch's worst case",
+	  false, bench_engine },
 };
 
 const struct bench_scenario *bench_scenarios(size_t *n)

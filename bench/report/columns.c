@@ -29,6 +29,8 @@ static const struct scenario_text scenario_texts[] = {
 	{ "accuracy", "p99 |offset| from the kernel clock each cyclock clock follows; "
 		      "busyloop: a fixed loop's length as each clock measured it", "value",
 	  false },
+	{ "engine", "ns per read of the engine's clock, alone and while a writer updates it "
+		    "flat out", "median", false },
 };
 
 struct known_extra {
@@ -57,6 +59,8 @@ static const struct known_extra known_extras[] = {
 	{ "switches_per_s", "switches/s", FMT_COUNT, 0 },
 	{ "clock_cost_ns", "clock cost", FMT_NS, 0 },
 	{ "error_ns", "error", FMT_NS, 0 },
+	{ "updates_per_s", "updates/s", FMT_COUNT, 0 },
+	{ "x_alone", "x alone", FMT_RATIO, 0 },
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

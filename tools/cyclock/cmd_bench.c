@@ -33,7 +33,11 @@ static void usage(FILE *f)
 	const struct bench_clock *c = bench_clocks(&n);
 
 	fputs("usage: cyclock bench [SCENARIO...] [OPTIONS]\n\n"
-	      "Scenarios (default: all):\n", f);
+	      "Scenarios (default: all", f);
+	for (size_t i = 0, k = 0; i < ns; i++)
+		if (!s[i].in_default)
+			fprintf(f, "%s%s", k++ ? ", " : " but ", s[i].name);
+	fputs("):\n", f);
 	for (size_t i = 0; i < ns; i++)
 		fprintf(f, "  %-11s %s\n", s[i].name, s[i].what);
 	fputs("\nOptions:\n"
