@@ -13,9 +13,10 @@
  *
  * The clock is registered at its first reading, not when the clocks are
  * listed: the rate comes from the library, whose initialisation must not
- * happen at --help.  No writer updates it: cyclock_register() makes the
- * update interval (cyclock_wrap_ns()) as long as the counter allows, up
- * to an hour, far longer than a run.
+ * happen at --help.  Only the engine scenario's writer updates it, and
+ * nothing needs to: cyclock_register() makes the update interval
+ * (cyclock_wrap_ns()) as long as the counter allows, up to an hour, far
+ * longer than a run.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
