@@ -13,7 +13,6 @@
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
-#include <string.h>
 
 #include "bench.h"
 
