@@ -69,6 +69,8 @@ static const char *group_of(const char *clock)
 
 	if (!strncmp(clock, "cyclock", 7))
 		return "cyclock";
+	if (!strncmp(clock, "engine_", 7))
+		return "engine: cyclock_read() on a clock of the tool's own";
 	for (size_t i = 0; i < sizeof(floors) / sizeof(floors[0]); i++)
 		if (!strcmp(clock, floors[i]))
 			return "floors: the counter read, bare or in ns";
@@ -77,7 +79,11 @@ static const char *group_of(const char *clock)
 
 static const char *group_colour(const char *group)
 {
-	return group[0] == 'c' ? "#1f77b4" : group[0] == 'f' ? "#7f7f7f" : "#e6750a";
+	if (group[0] == 'c')
+		return "#1f77b4";
+	if (group[0] == 'e')
+		return "#2ca02c";
+	return group[0] == 'f' ? "#7f7f7f" : "#e6750a";
 }
 
 /* ---- the panels ---- */
