@@ -88,7 +88,7 @@ DECLARE_SHARED_CLOCK(cyclock_realtime_inline)
 DECLARE_SHARED_CLOCK(cyclock_boottime_inline)
 DECLARE_SHARED_CLOCK(cyclock_coarse_inline)
 DECLARE_SHARED_CLOCK(cyclock_local_inline)
-/* engine.c: the engine's reader on a struct cyclock of its own. */
+/* engine.c: the engine's reader and its per-CPU clock, on a struct cyclock of its own. */
 DECLARE_SHARED_CLOCK(engine_read)
 DECLARE_SHARED_CLOCK(engine_read_inline)
 DECLARE_SHARED_CLOCK(engine_percpu)
