@@ -76,7 +76,14 @@ DEFINE_CLOCK(cyclock_cycles, cyclock_cycles())
 /* The floors are arch/'s reads, so they exist where arch.h chose
  * x86_64.h or arm64.h (their include guards say so; a CYCLOCK_ARCH_GENERIC
  * or CYCLOCK_SIM build has none).  A constant how folds the branch in
- * cyclock_arch_counter_ordered_how(), so each loop runs one instruction. */
+ * cyclock_arch_counter_ordered_how(), so each loop runs one instruction.
+ * Should a header's guard be renamed, the build stops here rather than
+ * losing the floors without a word. */
+#if !defined(CYCLOCK_ARCH_GENERIC) && !defined(CYCLOCK_SIM) &&                                  \
+	((defined(__x86_64__) && !defined(CYCLOCK_ARCH_X86_64_H)) ||                           \
+	 (defined(__aarch64__) && !defined(CYCLOCK_ARCH_ARM64_H)))
+#error "arch.h's header for this CPU has another include guard: update the floors' #if"
+#endif
 #if defined(CYCLOCK_ARCH_X86_64_H)
 DEFINE_CLOCK(rdtsc, cyclock_arch_counter())
 DEFINE_CLOCK(rdtscp, cyclock_arch_counter_ordered_how(BENCH_HOW_RDTSCP))
