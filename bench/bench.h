@@ -40,13 +40,6 @@ enum bench_group {
 #define BENCH_CLOCK_COARSE 0x40     /* cyclock's coarse clock: steps once a ticker period,
 				     * and its first call starts the ticker */
 
-#if defined(__x86_64__)
-/* The ordered reads of arch/x86_64.h, by the number ("how") it gives
- * them: cyclock_arch_counter_ordered_how(BENCH_HOW_RDTSCP) is rdtscp. */
-#define BENCH_HOW_RDTSCP 0u
-#define BENCH_HOW_LFENCE_RDTSC 1u
-#endif
-
 /* One timed loop of @calls reads; returns ns per call. */
 typedef double bench_loop_fn(long calls);
 

@@ -73,22 +73,15 @@ DEFINE_CLOCK(cyclock_boottime, cyclock_boottime())
 DEFINE_CLOCK(cyclock_coarse, cyclock_coarse())
 DEFINE_CLOCK(cyclock_local, cyclock_local())
 DEFINE_CLOCK(cyclock_cycles, cyclock_cycles())
-/* The floors are arch/'s reads, so they exist where arch.h chose
- * x86_64.h or arm64.h (their include guards say so; a CYCLOCK_ARCH_GENERIC
- * or CYCLOCK_SIM build has none).  A constant how folds the branch in
- * cyclock_arch_counter_ordered_how(), so each loop runs one instruction.
- * Should a header's guard be renamed, the build stops here rather than
- * losing the floors without a word. */
-#if !defined(CYCLOCK_ARCH_GENERIC) && !defined(CYCLOCK_SIM) &&                                  \
-	((defined(__x86_64__) && !defined(CYCLOCK_ARCH_X86_64_H)) ||                           \
-	 (defined(__aarch64__) && !defined(CYCLOCK_ARCH_ARM64_H)))
-#error "arch.h's header for this CPU has another include guard: update the floors' #if"
-#endif
-#if defined(CYCLOCK_ARCH_X86_64_H)
+/* The floors are arch/'s reads, where arch.h chose x86_64.h or arm64.h
+ * (each names its reads for #if; a CYCLOCK_ARCH_GENERIC or CYCLOCK_SIM
+ * build has none).  A constant how folds the branch in
+ * cyclock_arch_counter_ordered_how(), so each loop runs one instruction. */
+#if defined(CYCLOCK_ARCH_X86_RDTSCP)
 DEFINE_CLOCK(rdtsc, cyclock_arch_counter())
-DEFINE_CLOCK(rdtscp, cyclock_arch_counter_ordered_how(BENCH_HOW_RDTSCP))
-DEFINE_CLOCK(lfence_rdtsc, cyclock_arch_counter_ordered_how(BENCH_HOW_LFENCE_RDTSC))
-#elif defined(CYCLOCK_ARCH_ARM64_H)
+DEFINE_CLOCK(rdtscp, cyclock_arch_counter_ordered_how(CYCLOCK_ARCH_X86_RDTSCP))
+DEFINE_CLOCK(lfence_rdtsc, cyclock_arch_counter_ordered_how(CYCLOCK_ARCH_X86_LFENCE_RDTSC))
+#elif defined(CYCLOCK_ARCH_ARM64_CNTVCT)
 DEFINE_CLOCK(cntvct, cyclock_arch_counter())
 DEFINE_CLOCK(isb_cntvct, cyclock_arch_counter_ordered())
 #endif
@@ -142,13 +135,13 @@ static const struct bench_clock clocks[] = {
 		     "cyclock_percpu_read() over engine_read's clock, stable: the raw clock"),
 	SHARED_ENTRY(engine_percpu_unstable, ENGINE, 0, NULL,
 		     "the same, unstable: the tick's latch, the clamp and a compare-and-swap"),
-#if defined(CYCLOCK_ARCH_X86_64_H)
+#if defined(CYCLOCK_ARCH_X86_RDTSCP)
 	CLOCK_ENTRY(rdtsc, FLOOR, BENCH_CLOCK_TICKS, NULL, "the bare TSC read"),
 	CLOCK_ENTRY(rdtscp, FLOOR, BENCH_CLOCK_TICKS | ORD, NULL,
 		    "rdtscp: waits for earlier instructions"),
 	CLOCK_ENTRY(lfence_rdtsc, FLOOR, BENCH_CLOCK_TICKS | ORD, NULL,
 		    "lfence;rdtsc: the kernel's rdtsc_ordered()"),
-#elif defined(CYCLOCK_ARCH_ARM64_H)
+#elif defined(CYCLOCK_ARCH_ARM64_CNTVCT)
 	CLOCK_ENTRY(cntvct, FLOOR, BENCH_CLOCK_TICKS, NULL, "the bare CNTVCT_EL0 read"),
 	CLOCK_ENTRY(isb_cntvct, FLOOR, BENCH_CLOCK_TICKS | ORD, NULL,
 		    "isb; CNTVCT_EL0 and a load that waits for it: the ordered read"),
@@ -213,11 +206,11 @@ bool bench_clock_available(const struct bench_clock *c)
 {
 	struct timespec ts;
 
-#if defined(CYCLOCK_ARCH_X86_64_H)
+#if defined(CYCLOCK_ARCH_X86_RDTSCP)
 	const char *why;
 
 	if (strcmp(c->name, "rdtscp") == 0)
-		return cyclock_arch_ordered_works(BENCH_HOW_RDTSCP, &why);
+		return cyclock_arch_ordered_works(CYCLOCK_ARCH_X86_RDTSCP, &why);
 #endif
 	if (strcmp(c->name, "ordered_ns") == 0 || c->group == BENCH_GROUP_ENGINE)
 		return cyclock_arch_counter_usable();

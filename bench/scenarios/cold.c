@@ -49,10 +49,10 @@
  * developers' rdtsc_ordered() with a fence after), from arch/'s reads
  * where arch.h chose x86_64.h or arm64.h.
  */
-#if defined(CYCLOCK_ARCH_X86_64_H)
+#if defined(CYCLOCK_ARCH_X86_RDTSCP)
 static inline uint64_t fenced_ticks(void)
 {
-	uint64_t t = cyclock_arch_counter_ordered_how(BENCH_HOW_LFENCE_RDTSC);
+	uint64_t t = cyclock_arch_counter_ordered_how(CYCLOCK_ARCH_X86_LFENCE_RDTSC);
 
 	__asm__ __volatile__("lfence" ::: "memory");
 	return t;
@@ -91,7 +91,7 @@ static bool thunk_usable(void)
 	return ssp == 0;
 }
 #else
-#if defined(CYCLOCK_ARCH_ARM64_H)
+#if defined(CYCLOCK_ARCH_ARM64_CNTVCT)
 static inline uint64_t fenced_ticks(void)
 {
 	uint64_t v;

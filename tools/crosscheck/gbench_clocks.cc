@@ -20,20 +20,20 @@ namespace {
 
 // The counter reads are arch/'s, as cyclock's clocks of the same names
 // are (bench/clocks/clocks.c).
-#if defined(CYCLOCK_ARCH_X86_64_H)
+#if defined(CYCLOCK_ARCH_X86_RDTSCP)
 inline uint64_t counter_read()
 {
 	return cyclock_arch_counter();
 }
 
-// The kernel's rdtsc_ordered(): arch/x86_64.h's ordered read 1 (its
-// "how"), lfence;rdtsc, a constant here so that only that one is read.
+// The kernel's rdtsc_ordered(): arch/x86_64.h's lfence;rdtsc, by its
+// constant "how", so that only that one is read.
 inline uint64_t counter_read_ordered()
 {
-	return cyclock_arch_counter_ordered_how(1);
+	return cyclock_arch_counter_ordered_how(CYCLOCK_ARCH_X86_LFENCE_RDTSC);
 }
 #define COUNTER_NAMES "rdtsc", "lfence_rdtsc"
-#elif defined(CYCLOCK_ARCH_ARM64_H)
+#elif defined(CYCLOCK_ARCH_ARM64_CNTVCT)
 inline uint64_t counter_read()
 {
 	return cyclock_arch_counter();

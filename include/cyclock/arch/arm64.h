@@ -16,6 +16,7 @@
 
 #define CYCLOCK_ARCH_COUNTER_NAME "cntvct"
 #define CYCLOCK_ARCH_HAS_COUNTER 1
+#define CYCLOCK_ARCH_ARM64_CNTVCT 1 /* for #if: the counter is CNTVCT_EL0 */
 
 /* Unordered: the Arm ARM lets a counter read "occur speculatively and out
  * of order relative to other instructions". */

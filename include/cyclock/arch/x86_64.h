@@ -43,6 +43,10 @@ static inline uint64_t cyclock_arch_counter(void)
  */
 #define CYCLOCK_ARCH_ORDERED_HOWS 3u
 #define CYCLOCK_ARCH_ORDERED_ANY 2u
+/* The two hows by name, for a caller that wants one read in particular
+ * (the cyclock tool's floors, named after them). */
+#define CYCLOCK_ARCH_X86_RDTSCP 0u
+#define CYCLOCK_ARCH_X86_LFENCE_RDTSC 1u
 
 static inline uint64_t cyclock_arch_counter_ordered_how(uint32_t how)
 {
