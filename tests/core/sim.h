@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "../prng.h"
+#include "prng.h"
 #include "cyclock/core.h"
 
 struct sim_counter {

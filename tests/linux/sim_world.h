@@ -23,7 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../prng.h"
+#include "prng.h"
 #include <stdlib.h>
 #include <string.h>
 #include <sys/timex.h>

@@ -11,7 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../prng.h"
+#include "prng.h"
 #include "internal.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""PostgreSQL's clocks against the client's, for tests/realworld/postgres.sh.
+"""PostgreSQL's clocks against the client's, for tests/realworld/test_postgres.sh.
 
 Connects over the Unix socket in --host to a cluster whose postmaster may
 run under libcyclock-preload.so, and checks what a user of the server sees:

@@ -18,7 +18,7 @@ cli_run run --help
 
 # The preload tests' programs, in the same build tree as the tool.
 programs=$(dirname "$CYCLOCK")/../../tests/preload
-if [[ ! -x $programs/preload_errors ]]; then
+if [[ ! -x $programs/preload_test_errors ]]; then
 	echo "no preload test programs in $programs (a sanitizer build): command line only"
 	cli_done
 fi
@@ -45,22 +45,22 @@ cli_run run -v --relaxed -- sh -c 'echo "$CYCLOCK_PRELOAD_RELAXED"'
 
 # The program sees the preload, serving what --clocks says (77: no trusted
 # counter, the preload passes everything through).
-cli_run run -- "$programs/preload_errors"
-((rc == 0 || rc == 77)) || cli_fail "run preload_errors: exit $rc: $(cat "$out" "$err")"
+cli_run run -- "$programs/preload_test_errors"
+((rc == 0 || rc == 77)) || cli_fail "run preload_test_errors: exit $rc: $(cat "$out" "$err")"
 if ((rc == 0)); then
 	grep -q 'served mask 0x93,' "$out" || cli_fail "run: served '$(cat "$out")'"
-	cli_run run --clocks monotonic,boottime -- "$programs/preload_errors"
+	cli_run run --clocks monotonic,boottime -- "$programs/preload_test_errors"
 	grep -q 'served mask 0x82,' "$out" || cli_fail "run --clocks: served '$(cat "$out")'"
-	cli_run run -- "$programs/preload_consistency" 0.5
-	((rc == 0)) || cli_fail "run preload_consistency: exit $rc: $(cat "$out" "$err")"
-	cli_run run --clocks monotonic,realtime,monotonic_coarse,realtime_coarse -- "$programs/preload_coarse"
+	cli_run run -- "$programs/preload_test_consistency" 0.5
+	((rc == 0)) || cli_fail "run preload_test_consistency: exit $rc: $(cat "$out" "$err")"
+	cli_run run --clocks monotonic,realtime,monotonic_coarse,realtime_coarse -- "$programs/preload_test_coarse"
 	grep -q 'served mask 0x63,' "$out" || cli_fail "run --clocks ..._coarse: '$(cat "$out" "$err")'"
 	# --relaxed: the preload says so (bit 31), and its checker holds per thread;
 	# without it, relaxed is off even when the environment had it on.
-	cli_run run --relaxed -- "$programs/preload_consistency" 0.5
+	cli_run run --relaxed -- "$programs/preload_test_consistency" 0.5
 	((rc == 0)) && grep -q 'served mask 0x80000093 (relaxed' "$out" ||
 		cli_fail "run --relaxed: exit $rc: '$(cat "$out" "$err")'"
-	CYCLOCK_PRELOAD_RELAXED=1 cli_run run -- "$programs/preload_errors"
+	CYCLOCK_PRELOAD_RELAXED=1 cli_run run -- "$programs/preload_test_errors"
 	grep -q 'served mask 0x93,' "$out" || cli_fail "run without --relaxed: '$(cat "$out")'"
 fi
 cli_done

@@ -77,7 +77,7 @@ CYCLOCK_SOURCE=kernel cli_run info
 
 # The man page renders without a warning and names every command, scenario
 # and option the tool has (roff writes a - as \-).
-man_page=$(dirname "${BASH_SOURCE[0]}")/../../docs/man/cyclock.1
+man_page=$(dirname "${BASH_SOURCE[0]}")/../../../docs/man/cyclock.1
 if command -v man >/dev/null; then
 	warnings=$(MANWIDTH=80 man --warnings -E UTF-8 -l "$man_page" 2>&1 >/dev/null)
 	[[ -z $warnings ]] || cli_fail "cyclock.1 renders with warnings: $warnings"

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../prng.h"
+#include "prng.h"
 
 #define MAX_INPUTS 256
 #define INPUT_MAX (1 << 20)
