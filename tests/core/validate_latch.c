@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "cyclock/core.h"
+#include "kclock.h"
 
 static struct cyclock clk;
 static uint64_t start_ns;       /* raw time at which the clock reads 0 */
@@ -44,10 +45,7 @@ static atomic_ulong errors;
 
 static uint64_t raw_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return kclock_ns(CLOCK_MONOTONIC_RAW);
 }
 
 static _Thread_local bool is_writer;

@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "cyclock/core.h"
+#include "kclock.h"
 
 static struct cyclock clk;
 static uint64_t start_ns; /* raw time at which the clock reads 0; 0 until set */
@@ -30,10 +31,7 @@ static uint64_t handler_last;
 
 static uint64_t raw_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return kclock_ns(CLOCK_MONOTONIC_RAW);
 }
 
 static uint64_t read_elapsed(const struct cyclock_source *src)

@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "cyclock/core.h"
+#include "kclock.h"
 
 #if CYCLOCK_U64_IS_SPLIT
 int main(void)
@@ -50,10 +51,7 @@ static atomic_ulong errors, reads, remotes;
 
 static uint64_t elapsed_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec - start_ns;
+	return kclock_ns(CLOCK_MONOTONIC_RAW) - start_ns;
 }
 
 /* Each CPU's counter: CPU 1's runs 1000 ppm fast after the switch. */
@@ -150,13 +148,11 @@ int main(int argc, char **argv)
 {
 	double seconds = argc > 1 ? atof(argv[1]) : 3.0;
 	pthread_t tid[NR_THREADS];
-	struct timespec ts;
 
 	if (cyclock_register(&raw, &tsc) != 0 ||
 	    cyclock_percpu_init(&pc, &raw, slots, NR_CPUS, TICK_NS) != 0)
 		return 1;
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	start_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	start_ns = kclock_ns(CLOCK_MONOTONIC_RAW);
 	switch_at = (uint64_t)(seconds * 1e9 / 3);
 	stop_at = (uint64_t)(seconds * 1e9);
 	atomic_store(&started, true);

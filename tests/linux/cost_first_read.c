@@ -30,16 +30,14 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "kclock.h"
 
 #define MAX_PROCESSES 10000
 #define HANDOVER_LIMIT_NS 100000000ull /* a child gives up waiting after 100 ms */
 
 static uint64_t raw_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return kclock_ns(CLOCK_MONOTONIC_RAW);
 }
 
 /* The child: "first_ns handover_ns handover_call_ns done" on stdout. */

@@ -31,6 +31,7 @@
 
 #include "cyclock.h"
 #include "cyclock/timeline.h"
+#include "kclock.h"
 
 #define NS 1ull
 #define US 1000ull
@@ -150,8 +151,7 @@ int cyclock_sim_clock_gettime(clockid_t id, struct timespec *ts)
 		return -1;
 	}
 	w.last_ns[id] = ns;
-	ts->tv_sec = (time_t)(ns / SEC);
-	ts->tv_nsec = (long)(ns % SEC);
+	*ts = ns_ts(ns);
 	return 0;
 }
 

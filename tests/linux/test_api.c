@@ -23,7 +23,7 @@
 
 #include "cyclock.h"
 #include "cyclock/timeline.h"
-#include "kclock.h"
+#include "agree.h"
 
 #define MONO_READS 1000000 /* per clock in the monotonic test */
 #define AGREE_TRIALS 1000  /* bracketed readings per clock */

@@ -50,7 +50,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
-#include "kclock.h"
+#include "agree.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define FIRST_CALL_TSAN 1

@@ -41,7 +41,7 @@
 
 #include "internal.h"
 #include "child.h"
-#include "kclock.h"
+#include "agree.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define NO_THREADS_TSAN 1

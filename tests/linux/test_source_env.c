@@ -25,7 +25,7 @@
 #include "cyclock.h"
 #include "cyclock/timeline.h"
 #include "child.h"
-#include "kclock.h"
+#include "agree.h"
 
 #define CHILD_FAILED 2
 #define RACERS 4 /* threads whose reads are the process's first */

@@ -24,6 +24,7 @@
 
 #include "cyclock.h"
 #include "cyclock/timeline.h"
+#include "kclock.h"
 
 #define READERS 2
 #define WOBBLE_NS 2500.0    /* amplitude */
@@ -45,10 +46,7 @@ uint64_t cyclock_sim_counter(void)
 	return (uint64_t)hi << 32 | lo;
 #else
 	/* Elsewhere the raw clock itself: a 1 GHz counter, still unwobbled. */
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return kclock_ns(CLOCK_MONOTONIC_RAW);
 #endif
 }
 
@@ -65,12 +63,10 @@ int cyclock_sim_clock_gettime(clockid_t id, struct timespec *ts)
 		return -1;
 	if (id == CLOCK_MONOTONIC_RAW)
 		return 0;
-	ns = (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
-	ns = wobbled(ns);
+	ns = wobbled(ts_ns(ts));
 	if (id == CLOCK_REALTIME)
-		ns += 1700000000ull * 1000000000u;
-	ts->tv_sec = (time_t)(ns / 1000000000u);
-	ts->tv_nsec = (long)(ns % 1000000000u);
+		ns += 1700000000ull * KCLOCK_SEC;
+	*ts = ns_ts(ns);
 	return 0;
 }
 
@@ -84,10 +80,7 @@ static void fail(const char *what, uint64_t got, uint64_t want)
 
 static uint64_t raw_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return kclock_ns(CLOCK_MONOTONIC_RAW);
 }
 
 /* One reading against the published maximum, this thread's last reading,

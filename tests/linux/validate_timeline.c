@@ -21,7 +21,7 @@
 
 #include "cyclock.h"
 #include "cyclock/timeline.h"
-#include "kclock.h"
+#include "agree.h"
 
 #define READERS 2
 

@@ -30,7 +30,7 @@
 
 #include "cyclock.h"
 #include "cyclock/timeline.h"
-#include "kclock.h"
+#include "agree.h"
 
 #define MIN_FORKS 50
 #define MAX_FORKS 500

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "cyclock.h"
-#include "kclock.h"
+#include "agree.h"
 
 static uint64_t (*const readers[])(void) = {
 	cyclock_now, cyclock_now_relaxed, cyclock_raw, cyclock_boottime,

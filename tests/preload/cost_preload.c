@@ -31,6 +31,7 @@
 #include <time.h>
 
 #include "cyclock/arch.h"
+#include "kclock.h"
 
 #define CALLS 2000000
 #define MAX_ROUNDS 101
@@ -106,10 +107,7 @@ static int preload_gtod(clockid_t id, struct timespec *ts)
 
 static uint64_t mono_raw_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return kclock_ns(CLOCK_MONOTONIC_RAW);
 }
 
 static uint64_t sink;
@@ -161,9 +159,9 @@ static void measure(const char *clock, clockid_t id, struct variant *v, int nv, 
 	printf("\n");
 }
 
-static int64_t ts_ns(const struct timespec *ts)
+static int64_t sts_ns(const struct timespec *ts)
 {
-	return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+	return (int64_t)ts_ns(ts);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -189,9 +187,9 @@ static void agreement(const char *clock, clockid_t id, gettime_fn *libc_fn)
 		libc_fn(id, &a);
 		clock_gettime(id, &r);
 		libc_fn(id, &b);
-		off[i] = ts_ns(&r) - (ts_ns(&a) + ts_ns(&b)) / 2;
-		out[i] = ts_ns(&a) - ts_ns(&r) > ts_ns(&r) - ts_ns(&b) ? ts_ns(&a) - ts_ns(&r)
-									: ts_ns(&r) - ts_ns(&b);
+		off[i] = sts_ns(&r) - (sts_ns(&a) + sts_ns(&b)) / 2;
+		out[i] = sts_ns(&a) - sts_ns(&r) > sts_ns(&r) - sts_ns(&b) ? sts_ns(&a) - sts_ns(&r)
+									: sts_ns(&r) - sts_ns(&b);
 		if (out[i] < 0)
 			out[i] = 0;
 	}

@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kclock.h"
+
 #define NS_PER_SEC 1000000000ll
 
 /* How far a preloaded reading may lie outside the kernel's readings around
@@ -42,7 +44,7 @@ static inline int64_t sys_ns(clockid_t id)
 
 	if (syscall(SYS_clock_gettime, id, &ts))
 		return -1;
-	return ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+	return (int64_t)ts_ns(&ts);
 }
 
 /* Through whatever clock_gettime() the program sees: the preload's. */
@@ -52,7 +54,7 @@ static inline int64_t lib_ns(clockid_t id)
 
 	if (clock_gettime(id, &ts))
 		return -1;
-	return ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+	return (int64_t)ts_ns(&ts);
 }
 
 /* The served clocks' bits; exits 1 if the preload is not loaded. */

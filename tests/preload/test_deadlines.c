@@ -20,15 +20,12 @@ static _Atomic long failures;
 
 static struct timespec deadline_after(clockid_t id, unsigned int *seed)
 {
-	int64_t d = lib_ns(id) + rand_r(seed) % 2000000;
-	struct timespec ts = { .tv_sec = d / NS_PER_SEC, .tv_nsec = d % NS_PER_SEC };
-
-	return ts;
+	return ns_ts((uint64_t)lib_ns(id) + (uint64_t)(rand_r(seed) % 2000000));
 }
 
 static void check(clockid_t id, const struct timespec *dl, const char *how)
 {
-	int64_t want = dl->tv_sec * NS_PER_SEC + dl->tv_nsec, now = lib_ns(id);
+	int64_t want = (int64_t)ts_ns(dl), now = lib_ns(id);
 
 	if (now < want && atomic_fetch_add(&failures, 1) < 10)
 		fprintf(stderr, "FAIL %s on clock %d: woke %lld ns before the deadline\n",

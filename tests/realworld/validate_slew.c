@@ -50,6 +50,7 @@
 
 #include "cyclock.h"
 #include "kadj.h"
+#include "kclock.h"
 
 #define NCLOCKS 4
 #define NBUCKETS 2200
@@ -101,7 +102,7 @@ static int64_t kernel_ns(clockid_t id)
 		syscall(SYS_clock_gettime, id, &ts);
 	else
 		clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return (int64_t)ts_ns(&ts);
 }
 
 static uint64_t clock_ns(int c)
@@ -111,7 +112,7 @@ static uint64_t clock_ns(int c)
 	if (!preload)
 		return lib_clock[c]();
 	clock_gettime(kernel_id[c], &ts); /* served by the preload */
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return ts_ns(&ts);
 }
 
 /* 10 ns buckets to 1 us, 100 ns to 100 us, 10 us to 10 ms, then one. */
