@@ -1,4 +1,4 @@
-# Shared by scripts/test.sh and scripts/run.sh: source it, don't run it.
+# Shared by scripts/run.sh, test.sh and cross.sh: source it, don't run it.
 # shellcheck shell=bash
 
 # shellcheck disable=SC2034 # used by the scripts that source this file
@@ -100,4 +100,107 @@ cyclock_ensure_deps() {
 	echo "cyclock: installing ${missing[*]}" >&2
 	apt-get update >&2
 	DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}" >&2
+}
+
+# The counts in CTest's JUnit report @1: "<passed> <failed> <skipped>".
+# CTest says "notrun" both for a skip (SKIP_RETURN_CODE, SKIP_REGULAR_EXPRESSION)
+# and for a test that could not start (no executable), which is a failure:
+# the message of its <skipped/> element tells them apart.
+cyclock__junit_counts() {
+	awk '
+	function count() {
+		if (status == "run") p++
+		else if (status == "disabled" || (status == "notrun" && msg ~ /^SKIP_/)) s++
+		else if (status != "") f++
+		status = ""; msg = ""
+	}
+	/<testcase / {
+		count()
+		match($0, /status="[^"]*"/); status = substr($0, RSTART + 8, RLENGTH - 9)
+	}
+	/<skipped message="/ { match($0, /message="[^"]*"/); msg = substr($0, RSTART + 9, RLENGTH - 10) }
+	END { count(); printf "%d %d %d\n", p, f, s }' "$1"
+}
+
+# cyclock_stage NAME DIR "CTEST ARGS" CMAKE_ARGS...: configures DIR (relative
+# to the repository) with CMAKE_ARGS, builds it, runs its tests with CTEST ARGS
+# (a list of words; output in DIR/test-stage.log, CTest's JUnit report in
+# DIR/test-stage.xml) and sets cyclock_passed, cyclock_failed and
+# cyclock_skipped from that report, and cyclock_note.  A failed configure or
+# build counts as one failure; so does a ctest that fails with no failed test.
+cyclock_stage() {
+	local name=$1 dir=$CYCLOCK_ROOT/$2 ctest_args=$3 rc=0
+	shift 3
+	cyclock_passed=0 cyclock_failed=0 cyclock_skipped=0 cyclock_note=""
+	echo "==== $name: configure and build ($2)"
+	if ! { cmake -S "$CYCLOCK_ROOT" -B "$dir" "$@" && cmake --build "$dir" -j "$CYCLOCK_JOBS"; }; then
+		cyclock_failed=1 cyclock_note="configure/build failed"
+		return 0
+	fi
+	echo "==== $name: ctest $ctest_args"
+	rm -f "$dir/test-stage.xml"
+	# shellcheck disable=SC2086 # ctest_args is a list of words
+	ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$CYCLOCK_JOBS" \
+		--output-junit "$dir/test-stage.xml" $ctest_args 2>&1 | tee "$dir/test-stage.log" || rc=$?
+	if [[ -r $dir/test-stage.xml ]]; then
+		read -r cyclock_passed cyclock_failed cyclock_skipped < <(cyclock__junit_counts "$dir/test-stage.xml")
+	fi
+	if ((rc != 0 && cyclock_failed == 0)); then
+		cyclock_failed=1 cyclock_note="ctest exited $rc"
+	fi
+	return 0
+}
+
+# cyclock_cross_stage ARCH (aarch64 or riscv64): what is missing of ARCH's
+# cross toolchain and qemu-user installed (cyclock_ensure_deps, in a subshell:
+# a miss is this stage's failure), then cyclock_stage in build/cross-ARCH
+# with cmake/toolchain-ARCH-linux-gnu.cmake, whose tests CTest runs under
+# qemu-user (the toolchain file says how, and the cross build registers only
+# what runs there: tests/CMakeLists.txt); then "cyclock info" and
+# "cyclock bench --quick" under qemu-user when the tool was built, each one
+# more failure if it fails.  riscv64: Debian bookworm has no riscv64 port, so
+# no cmocka or jansson for it: the library, the validate and simulation
+# programs (no cmocka tests), and the tool without JSON.
+cyclock_cross_stage() {
+	local arch=$1 dir=build/cross-$1 tool sysroot
+	if ! (cyclock__cross_deps "$arch"); then
+		cyclock_passed=0 cyclock_failed=1 cyclock_skipped=0
+		cyclock_note="missing dependencies"
+		return 0
+	fi
+	cyclock_stage "cross-$arch" "$dir" "" -DCMAKE_TOOLCHAIN_FILE="cmake/toolchain-$arch-linux-gnu.cmake" \
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCYCLOCK_SANITIZE= -DCYCLOCK_BUILD_TESTS=ON
+	[[ $cyclock_note != "configure/build failed" ]] || return 0
+	tool=$CYCLOCK_ROOT/$dir/tools/cyclock/cyclock
+	if [[ ! -x $tool ]]; then
+		echo "==== cross-$arch: no cyclock tool: not run"
+		return 0
+	fi
+	# The C library the toolchain file runs the tests with: the multiarch
+	# one where it is installed (arm64), else the cross toolchain's.
+	sysroot=/usr/$arch-linux-gnu
+	[[ -e /usr/lib/$arch-linux-gnu/libc.so.6 ]] && sysroot=/
+	echo "==== cross-$arch: cyclock info, cyclock bench --quick (under qemu-$arch)"
+	qemu-"$arch" -L "$sysroot" -E CYCLOCK_SOURCE=counter "$tool" info ||
+		cyclock_failed=$((cyclock_failed + 1))
+	qemu-"$arch" -L "$sysroot" -E CYCLOCK_SOURCE=counter "$tool" bench --quick ||
+		cyclock_failed=$((cyclock_failed + 1))
+	return 0
+}
+
+# What scripts/cross.sh ARCH needs; exits 1 (cyclock_ensure_deps) if missing.
+cyclock__cross_deps() {
+	case $1 in
+	aarch64)
+		# libcmocka-dev:arm64 and libjansson-dev:arm64 need the architecture.
+		if [[ $(id -u) == 0 ]] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+			dpkg --add-architecture arm64
+			apt-get update >&2
+		fi
+		cyclock_ensure_deps cmake cc make pkg-config aarch64-gcc qemu-user cmocka-arm64 jansson-arm64
+		;;
+	riscv64)
+		cyclock_ensure_deps cmake cc make pkg-config riscv64-gcc qemu-user
+		;;
+	esac
 }
