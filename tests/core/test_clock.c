@@ -2,7 +2,7 @@
 /*
  * The latch clock, single-threaded: registration, narrow counters through
  * many wraps, source switches, suspend/resume, bad input.  The concurrent
- * behaviour is in tests/stress/.
+ * behaviour is in validate_latch.c and validate_latch_signal.c.
  */
 #include <stdarg.h>
 #include <stddef.h>

@@ -21,7 +21,11 @@
  * Suspend is not exercised here: like the kernel's, it is to be called
  * with no reader running concurrently (see cyclock_suspend() in core.h).
  *
- * Usage: latch_validate [seconds]   (default 3)
+ * Usage: core_validate_latch [seconds]   (default 3)
+ *
+ * Benchmark: `cyclock bench falseshare` measures what the latch costs: its reader
+ * against a writer moving the epoch, with the sequence and the writer's
+ * lock word laid out three ways.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -75,7 +79,7 @@ static const struct cyclock_source wide = { "raw64", read_elapsed, (void *)(1ull
 static void fail(const char *what, uint64_t got, uint64_t lo, uint64_t hi)
 {
 	if (atomic_fetch_add(&errors, 1) < 10)
-		fprintf(stderr, "latch_validate: %s: %llu not in [%llu, %llu]\n", what,
+		fprintf(stderr, "validate_latch: %s: %llu not in [%llu, %llu]\n", what,
 			(unsigned long long)got, (unsigned long long)lo, (unsigned long long)hi);
 }
 
@@ -181,7 +185,7 @@ int main(int argc, char **argv)
 		pthread_join(tid[i], NULL);
 		total += reads[i];
 	}
-	printf("latch_validate: %d readers, %lu reads, %lu updates, %lu switches "
+	printf("validate_latch: %d readers, %lu reads, %lu updates, %lu switches "
 	       "(clock ahead by <= %llu ns), %lu errors\n",
 	       nr_readers, total, updates, switches, (unsigned long long)atomic_load(&drift),
 	       atomic_load(&errors));

@@ -11,7 +11,10 @@
  * called from the handler returns at once instead of deadlocking on the
  * writer flag.  A hang is a failure too: CTest's timeout ends it.
  *
- * Usage: signal_writer [seconds]   (default 3)
+ * Usage: core_validate_latch_signal [seconds]   (default 3)
+ *
+ * Benchmark: `cyclock bench falseshare` measures what the latch costs: its reader
+ * against a writer moving the epoch.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -101,7 +104,7 @@ int main(int argc, char **argv)
 	/* ThreadSanitizer defers signals to its own safe points, which are
 	 * never inside the writer: there the count is reported, not required. */
 	covered = (in_writer > 0 && odd_seq > 0) || built_with_tsan();
-	printf("signal_writer: %lu updates, %d signals, %d inside the writer, %d with the "
+	printf("validate_latch_signal: %lu updates, %d signals, %d inside the writer, %d with the "
 	       "sequence odd, %d errors\n",
 	       (unsigned long)updates, (int)signals, (int)in_writer, (int)odd_seq, (int)errors);
 	return errors || !signals || !covered ? 1 : 0;

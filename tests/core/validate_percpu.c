@@ -14,7 +14,10 @@
  * reads less than R; no reading is more than a tick (plus the switch's
  * offset) ahead of the reference.
  *
- * Usage: percpu_validate [seconds]   (default 3)
+ * Usage: core_validate_percpu [seconds]   (default 3)
+ *
+ * Benchmark: `cyclock bench warm` measures what per-CPU mode costs (cyclock_local(),
+ * per call), and `cyclock bench warp` how far two CPUs' readings disagree.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -29,7 +32,7 @@
 #if CYCLOCK_U64_IS_SPLIT
 int main(void)
 {
-	puts("percpu_validate: per-CPU mode needs 64-bit atomics; not built on this target");
+	puts("validate_percpu: per-CPU mode needs 64-bit atomics; not built on this target");
 	return 0;
 }
 #else
@@ -71,7 +74,7 @@ static const struct cyclock_source tsc = { "sim-tsc", read_this_cpu, NULL, 10000
 static void fail(const char *what, uint64_t got, uint64_t bound)
 {
 	if (atomic_fetch_add(&errors, 1) < 10)
-		fprintf(stderr, "percpu_validate: cpu %u: %s: %llu vs %llu\n", this_cpu, what,
+		fprintf(stderr, "validate_percpu: cpu %u: %s: %llu vs %llu\n", this_cpu, what,
 			(unsigned long long)got, (unsigned long long)bound);
 }
 
@@ -160,7 +163,7 @@ int main(int argc, char **argv)
 		pthread_create(&tid[i], NULL, cpu_thread, (void *)i);
 	for (int i = 0; i < NR_THREADS; i++)
 		pthread_join(tid[i], NULL);
-	printf("percpu_validate: %d threads on %d CPUs, %lu reads, %lu remote reads, "
+	printf("validate_percpu: %d threads on %d CPUs, %lu reads, %lu remote reads, "
 	       "%s at the end, %lu errors\n",
 	       NR_THREADS, NR_CPUS, atomic_load(&reads), atomic_load(&remotes),
 	       cyclock_percpu_is_stable(&pc) ? "stable" : "unstable", atomic_load(&errors));

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * first_read_cost: what the first cyclock_now() of a fresh process costs,
+ * linux_cost_first_read: what the first cyclock_now() of a fresh process costs,
  * and how long until the counter takes over.  Not a test: it asserts
  * nothing.
  *
- *     first_read_cost [PROCESSES] [--busy]
+ *     linux_cost_first_read [PROCESSES] [--busy]
  *
  * Starts PROCESSES (default 200) fresh copies of itself one after the
  * other (fork and exec: a new image, so the library's pages are cold as

@@ -13,9 +13,13 @@
  * counter (x86-64: rdtscp, lfence;rdtsc, mfence;lfence;rdtsc) is a phase
  * of its own, which must show none either, in counts.
  *
- * Usage: stress_warp [seconds]   (default 3); exits 77 when fewer than
+ * Usage: linux_validate_ordered_read [seconds]   (default 3); exits 77 when fewer than
  * two CPUs are allowed, or when CYCLOCK_ORDERED_READ names a read the
  * library did not take (this CPU does not say it orders the counter).
+ *
+ * Benchmark: `cyclock bench warp` runs the same turns over every clock, the kernel's
+ * too, and counts the backward steps; `cyclock bench warm` times each
+ * ordered read.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -126,7 +130,7 @@ static void *player(void *arg)
 	unsigned long turns = 0;
 
 	if (sched_getcpu() != cpus[me]) {
-		fprintf(stderr, "stress_warp: thread %d on CPU %d, not %d\n", me, sched_getcpu(),
+		fprintf(stderr, "validate_ordered_read: thread %d on CPU %d, not %d\n", me, sched_getcpu(),
 			cpus[me]);
 		exit(1);
 	}
@@ -167,7 +171,7 @@ static pthread_t start_player(int me)
 	pthread_attr_init(&attr);
 	if (pthread_attr_setaffinity_np(&attr, sizeof(set), &set) != 0 ||
 	    pthread_create(&t, &attr, player, (void *)(intptr_t)me) != 0) {
-		fprintf(stderr, "stress_warp: cannot start a thread on CPU %d\n", cpus[me]);
+		fprintf(stderr, "validate_ordered_read: cannot start a thread on CPU %d\n", cpus[me]);
 		exit(1);
 	}
 	pthread_attr_destroy(&attr);
@@ -183,7 +187,7 @@ static int report(void)
 		const struct result *r = &results[i];
 		int bad = phases[i].ordered && (r->back || !r->compares);
 
-		printf("stress_warp: %-20s %9lu comparisons, %lu backward, largest %llu %s%s\n",
+		printf("validate_ordered_read: %-20s %9lu comparisons, %lu backward, largest %llu %s%s\n",
 		       phases[i].name, r->compares, r->back, (unsigned long long)r->largest,
 		       phases[i].unit, bad ? "  FAIL" : phases[i].ordered ? "" : "  (reported only)");
 		failed += bad;
@@ -202,7 +206,7 @@ static bool ordered_as_asked(void)
 	cyclock__get_info(&info);
 	if (info.using_counter != CYCLOCK_USING_COUNTER || !strncmp(info.ordered, want, strlen(want)))
 		return true;
-	printf("stress_warp: CYCLOCK_ORDERED_READ=%s not taken (%s): skipped\n", want,
+	printf("validate_ordered_read: CYCLOCK_ORDERED_READ=%s not taken (%s): skipped\n", want,
 	       info.ordered_why);
 	return false;
 }
@@ -214,19 +218,19 @@ int main(int argc, char **argv)
 	int r;
 
 #if defined(__riscv)
-	/* As in stress_validate.c: qemu-user's rdtime is the host's bare
+	/* As in validate_timeline.c: qemu-user's rdtime is the host's bare
 	 * rdtsc, which no guest fence orders across threads. */
 	if (getenv("CYCLOCK_TEST_EMULATED")) {
-		printf("stress_warp: qemu-user's rdtime is unordered: skipped\n");
+		printf("validate_ordered_read: qemu-user's rdtime is unordered: skipped\n");
 		return 77;
 	}
 #endif
 	if (!pick_cpus()) {
-		printf("stress_warp: fewer than 2 CPUs allowed: skipped\n");
+		printf("validate_ordered_read: fewer than 2 CPUs allowed: skipped\n");
 		return 77;
 	}
 	r = cyclock_init(CYCLOCK_INIT_COARSE);
-	printf("stress_warp: CPUs %d and %d, %s\n", cpus[0], cpus[1], cyclock_describe());
+	printf("validate_ordered_read: CPUs %d and %d, %s\n", cpus[0], cpus[1], cyclock_describe());
 	if (r < 0)
 		return 1;
 	if (!ordered_as_asked())

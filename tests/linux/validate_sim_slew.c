@@ -2,7 +2,7 @@
 /*
  * Validate the timelines' hand-over between segments when every resync
  * really changes the slope.  On this machine the kernel's clocks run at a
- * steady rate, so the resyncs of stress_validate change mult by parts per
+ * steady rate, so the resyncs of validate_timeline.c change mult by parts per
  * billion; here (a CYCLOCK_SIM build) the counter is the real TSC but
  * CLOCK_MONOTONIC is made to wobble: CLOCK_MONOTONIC_RAW plus a sine of
  * 2.5 us over 20 ms, so its rate swings by +-785 ppm and each resync
@@ -12,7 +12,10 @@
  * published maximum before reading, a release CAS after), nor below
  * their own previous one, and stays within 200 us of the wobbling clock.
  *
- * Usage: stress_sim_slew [seconds]   (default 3)
+ * Usage: linux_validate_sim_slew [seconds]   (default 3)
+ *
+ * Benchmark: `cyclock bench scale` measures what the timelines cost under threads;
+ * `cyclock bench accuracy`, how closely they follow the kernel's clocks.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -73,7 +76,7 @@ int cyclock_sim_clock_gettime(clockid_t id, struct timespec *ts)
 static void fail(const char *what, uint64_t got, uint64_t want)
 {
 	if (atomic_fetch_add(&errors, 1) < 10)
-		fprintf(stderr, "stress_sim_slew: %s: %llu, want %llu (%lld ns off)\n", what,
+		fprintf(stderr, "validate_sim_slew: %s: %llu, want %llu (%lld ns off)\n", what,
 			(unsigned long long)got, (unsigned long long)want,
 			(long long)(want - got));
 }
@@ -149,15 +152,15 @@ int main(int argc, char **argv)
 
 #if defined(__riscv)
 	/* Its counter is the real one, and qemu-user's rdtime is the host's
-	 * bare rdtsc, which no guest fence orders (stress_validate's reason). */
+	 * bare rdtsc, which no guest fence orders (validate_timeline.c's reason). */
 	if (getenv("CYCLOCK_TEST_EMULATED")) {
-		printf("stress_sim_slew: qemu-user's rdtime is unordered: skipped\n");
+		printf("validate_sim_slew: qemu-user's rdtime is unordered: skipped\n");
 		return 77;
 	}
 #endif
 	cyclock__sim_reset(&cfg);
 	if (cyclock_init(0) != CYCLOCK_USING_COUNTER) {
-		fprintf(stderr, "stress_sim_slew: the simulated counter was not used\n");
+		fprintf(stderr, "validate_sim_slew: the simulated counter was not used\n");
 		return 1;
 	}
 	for (long i = 0; i < READERS; i++)
@@ -169,7 +172,7 @@ int main(int argc, char **argv)
 		pthread_join(r[i], NULL);
 	pthread_join(w, NULL);
 	cyclock__get_info(&info);
-	printf("stress_sim_slew: %lu reads, %lu resyncs (%llu refreshes, %llu anomalies), "
+	printf("validate_sim_slew: %lu reads, %lu resyncs (%llu refreshes, %llu anomalies), "
 	       "last error %lld ns, %lu errors\n",
 	       atomic_load(&reads), atomic_load(&resyncs),
 	       (unsigned long long)info.refreshes, (unsigned long long)info.anomalies,

@@ -10,7 +10,10 @@
  * be at least any value published before.  Every 1000 rounds a reader
  * also brackets every clock between two readings of its kernel clock.
  *
- * Usage: stress_validate [seconds]   (default 3)
+ * Usage: linux_validate_timeline [seconds]   (default 3)
+ *
+ * Benchmark: `cyclock bench scale` measures what the timelines cost under threads
+ * (every clock with N threads calling it at once).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -39,7 +42,7 @@ static atomic_ulong reads, resyncs, brackets, errors;
 static void fail(const char *clock, const char *what, uint64_t got, uint64_t want)
 {
 	if (atomic_fetch_add(&errors, 1) < 10)
-		fprintf(stderr, "stress_validate: %s: %s: %llu, want >= %llu (%lld ns short)\n",
+		fprintf(stderr, "validate_timeline: %s: %s: %llu, want >= %llu (%lld ns short)\n",
 			clock, what, (unsigned long long)got, (unsigned long long)want,
 			(long long)(want - got));
 }
@@ -73,7 +76,7 @@ static void check_brackets(void)
 		int64_t miss = kclock_miss(&c[i]);
 
 		if (!kclock_within(miss, AGREE_NS) && atomic_fetch_add(&errors, 1) < 10)
-			fprintf(stderr, "stress_validate: %s: %lld ns outside its kernel clock\n",
+			fprintf(stderr, "validate_timeline: %s: %lld ns outside its kernel clock\n",
 				c[i].name, (long long)miss);
 	}
 	atomic_fetch_add_explicit(&brackets, 1, memory_order_relaxed);
@@ -129,7 +132,7 @@ int main(int argc, char **argv)
 	/* qemu-user's rdtime is the host's bare rdtsc, which no guest fence
 	 * orders: readings on two threads can disagree by ~100 ns. */
 	if (getenv("CYCLOCK_TEST_EMULATED")) {
-		printf("stress_validate: qemu-user's rdtime is unordered: skipped\n");
+		printf("validate_timeline: qemu-user's rdtime is unordered: skipped\n");
 		return 77;
 	}
 #endif
@@ -144,8 +147,8 @@ int main(int argc, char **argv)
 	for (i = 0; i <= READERS; i++)
 		pthread_join(t[i], NULL);
 	after = info_now();
-	printf("stress_validate: %s\n", cyclock_describe());
-	printf("stress_validate: %lu reads, %lu bracket checks, %lu resyncs (%llu refreshes, "
+	printf("validate_timeline: %s\n", cyclock_describe());
+	printf("validate_timeline: %lu reads, %lu bracket checks, %lu resyncs (%llu refreshes, "
 	       "%llu anomalies), %lu errors\n",
 	       atomic_load(&reads), atomic_load(&brackets), atomic_load(&resyncs),
 	       (unsigned long long)(after.refreshes - before.refreshes),

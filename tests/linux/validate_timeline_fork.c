@@ -14,7 +14,10 @@
  * should: exit() would also run LeakSanitizer, which cannot stop the
  * parent's threads it still lists and warns about each of them.
  *
- * Usage: stress_fork [seconds]   (default 3)
+ * Usage: linux_validate_timeline_fork [seconds]   (default 3)
+ *
+ * Benchmark: `cyclock bench cold` and linux_cost_first_read measure what a first read
+ * costs; `cyclock bench scale`, the timelines under threads.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -63,7 +66,7 @@ __attribute__((format(printf, 1, 2))) static void child_fail(const char *fmt, ..
 	va_list ap;
 
 	va_start(ap, fmt);
-	printf("stress_fork: child %d: ", (int)getpid());
+	printf("validate_timeline_fork: child %d: ", (int)getpid());
 	vprintf(fmt, ap);
 	printf("\n");
 	va_end(ap);
@@ -151,16 +154,16 @@ static int wait_child(pid_t pid, int i)
 	int status;
 
 	if (waitpid(pid, &status, 0) != pid) {
-		printf("stress_fork: waitpid for fork %d failed\n", i);
+		printf("validate_timeline_fork: waitpid for fork %d failed\n", i);
 		return 1;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	if (WIFSIGNALED(status))
-		printf("stress_fork: fork %d killed by signal %d%s\n", i, WTERMSIG(status),
+		printf("validate_timeline_fork: fork %d killed by signal %d%s\n", i, WTERMSIG(status),
 		       WTERMSIG(status) == SIGALRM ? " (hung: watchdog)" : "");
 	else
-		printf("stress_fork: fork %d exited %d\n", i, WEXITSTATUS(status));
+		printf("validate_timeline_fork: fork %d exited %d\n", i, WEXITSTATUS(status));
 	return 1;
 }
 
@@ -199,12 +202,12 @@ int main(int argc, char **argv)
 	/* qemu-user (7.2) aborts in a child forked while other threads run
 	 * (an assertion in its TCG), before the child's first instruction. */
 	if (getenv("CYCLOCK_TEST_EMULATED")) {
-		printf("stress_fork: qemu-user cannot fork a threaded program: skipped\n");
+		printf("validate_timeline_fork: qemu-user cannot fork a threaded program: skipped\n");
 		return 77;
 	}
 	if (cyclock_init(CYCLOCK_INIT_COARSE) < 0)
 		return 1;
-	printf("stress_fork: %s\n", cyclock_describe());
+	printf("validate_timeline_fork: %s\n", cyclock_describe());
 	pthread_create(&t[0], NULL, resyncer, NULL);
 	pthread_create(&t[1], NULL, coarse_reader, NULL);
 	/* Fork only once these threads and the ticker run their loops: a
@@ -224,7 +227,7 @@ int main(int argc, char **argv)
 		if (pid == 0)
 			_exit(child_main(0, i));
 		if (pid < 0) {
-			perror("stress_fork: fork");
+			perror("validate_timeline_fork: fork");
 			failed++;
 			break;
 		}
@@ -233,7 +236,7 @@ int main(int argc, char **argv)
 	atomic_store(&stop, true);
 	pthread_join(t[0], NULL);
 	pthread_join(t[1], NULL);
-	printf("stress_fork: %d forks (%d failed), %lu resyncs and %lu coarse errors in the parent\n",
+	printf("validate_timeline_fork: %d forks (%d failed), %lu resyncs and %lu coarse errors in the parent\n",
 	       i, failed, atomic_load(&parent_resyncs), atomic_load(&parent_coarse_errors));
 	return failed || atomic_load(&parent_coarse_errors) ? 1 : 0;
 }

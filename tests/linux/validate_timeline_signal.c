@@ -10,7 +10,10 @@
  * time resyncs itself, which must return without waiting for the resync
  * it interrupted.  A hang is a failure too: CTest's timeout ends it.
  *
- * Usage: stress_signal [seconds]   (default 3)
+ * Usage: linux_validate_timeline_signal [seconds]   (default 3)
+ *
+ * Benchmark: `cyclock bench warm` measures what the readers cost; `cyclock bench
+ * scale`, under threads.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -142,11 +145,11 @@ int main(int argc, char **argv)
 			check_agreement();
 	}
 	setitimer(ITIMER_REAL, &off, NULL);
-	printf("stress_signal: %s\n", cyclock_describe());
-	printf("stress_signal: %lu rounds, %d handler runs (%d off the main thread), %d errors\n",
+	printf("validate_timeline_signal: %s\n", cyclock_describe());
+	printf("validate_timeline_signal: %lu rounds, %d handler runs (%d off the main thread), %d errors\n",
 	       rounds, (int)runs, (int)off_main, (int)errors);
 	if (errors)
-		printf("stress_signal: first error: %s %s %lld\n", what_name(err_what),
+		printf("validate_timeline_signal: first error: %s %s %lld\n", what_name(err_what),
 		       err_what >= 0 && err_what < NREADERS ? "went back by"
 		       : err_what == NREADERS		   ? "off the clock by"
 							   : "outside its kernel clock by",

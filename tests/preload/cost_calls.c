@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * preload_cost: what a call costs with the preload against libc's own
+ * preload_cost_calls: what a call costs with the preload against libc's own
  * (the vDSO), measured in the same run.  Run it under the preload:
  *
- *     LD_PRELOAD=libcyclock-preload.so preload_cost [ROUNDS]
+ *     LD_PRELOAD=libcyclock-preload.so preload_cost_calls [ROUNDS]
  *
  * For each served clock it times five functions of clock_gettime()'s
  * shape, called through a pointer as a program calls through its PLT, in
@@ -228,7 +228,7 @@ int main(int argc, char **argv)
 	int nfloor = CYCLOCK_ARCH_ORDERED_HOWS > 2 ? NVARIANTS : NVARIANTS - 1;
 
 	if (!libc_fn || rounds < 1 || rounds > MAX_ROUNDS) {
-		fprintf(stderr, "usage: preload_cost [ROUNDS 1..%d] (libc.so.6 %s)\n", MAX_ROUNDS,
+		fprintf(stderr, "usage: preload_cost_calls [ROUNDS 1..%d] (libc.so.6 %s)\n", MAX_ROUNDS,
 			libc_fn ? "found" : "not found");
 		return 2;
 	}

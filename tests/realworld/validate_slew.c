@@ -4,7 +4,7 @@
  * adjtimex(2), while a reader pinned to every CPU reads every clock back
  * to back with the kernel's own reading.
  *
- *   slew_validate [seconds] [--preload]   (default 20 s)
+ *   realworld_validate_slew [seconds] [--preload]   (default 20 s)
  *
  * A driver thread, at random moments, steps ADJ_FREQUENCY across
  * +-500 ppm, steps ADJ_TICK to 9000, 11000 and a little off 10000 (and
@@ -37,6 +37,9 @@
  * are cyclock_now(), _raw(), _realtime() and _boottime() against the
  * vDSO.  Root only (exit 77 otherwise); the kernel's clock is put back on
  * every way out (kadj.h).
+ *
+ * Benchmark: `cyclock bench accuracy` measures how closely each clock follows the
+ * kernel's, with the kernel's rate left alone.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -141,7 +144,7 @@ static int64_t bucket_top(int b)
 static void fail_back(int c, const char *what, uint64_t got, uint64_t want)
 {
 	if (atomic_fetch_add(&back_steps, 1) < 10)
-		fprintf(stderr, "slew_validate: %s: %s: %llu, %lld ns below\n", clock_name[c], what,
+		fprintf(stderr, "validate_slew: %s: %s: %llu, %lld ns below\n", clock_name[c], what,
 			(unsigned long long)got, (long long)(want - got));
 }
 
@@ -352,7 +355,7 @@ static int report(struct reader *rd, int nr)
 			       clock_name[c], kind_name[k], (unsigned long long)n, (long long)p50,
 			       (long long)p999, (long long)worst);
 			if (p999 > kind_bound[k]) {
-				fprintf(stderr, "slew_validate: %s, %s: p99.9 %lld ns over %lld ns\n",
+				fprintf(stderr, "validate_slew: %s, %s: p99.9 %lld ns over %lld ns\n",
 					clock_name[c], kind_name[k], (long long)p999,
 					(long long)kind_bound[k]);
 				failures++;
@@ -396,7 +399,7 @@ static int report_settle(void)
 		if (changes[i].kind == FAST && settle > worst_fast)
 			worst_fast = settle;
 		if (changes[i].kind == NTP && settle > 500000000ll) {
-			fprintf(stderr, "slew_validate: %s took %.3f ms to settle\n", changes[i].what,
+			fprintf(stderr, "validate_slew: %s took %.3f ms to settle\n", changes[i].what,
 				settle / 1e6);
 			failures++;
 		}
@@ -423,7 +426,7 @@ static void *fresh_reader(void *unused)
 		uint64_t g = atomic_load_explicit(&fresh_seen, memory_order_acquire), v = clock_ns(0);
 
 		if (v < g && atomic_fetch_add(&fresh_back, 1) < 3)
-			fprintf(stderr, "slew_validate: a fresh process's monotonic: %llu, %lld ns "
+			fprintf(stderr, "validate_slew: a fresh process's monotonic: %llu, %lld ns "
 				"below another thread's\n", (unsigned long long)v, (long long)(g - v));
 		while (g < v && !atomic_compare_exchange_weak_explicit(&fresh_seen, &g, v,
 								       memory_order_release,
@@ -451,7 +454,7 @@ static atomic_ulong fresh_runs, fresh_failed;
 /* Fresh processes, one after another, until stop. */
 static void *prober(void *unused)
 {
-	static char name[] = "slew_validate", fresh[] = "--fresh", with[] = "--preload";
+	static char name[] = "validate_slew", fresh[] = "--fresh", with[] = "--preload";
 	char *argv[] = { name, fresh, preload ? with : NULL, NULL };
 	pid_t pid;
 	int status;
@@ -489,7 +492,7 @@ int main(int argc, char **argv)
 	if (fresh)
 		return fresh_process();
 	if (seconds < 5 || seconds > 3600) {
-		fprintf(stderr, "usage: slew_validate [5..3600 seconds] [--preload]\n");
+		fprintf(stderr, "usage: realworld_validate_slew [5..3600 seconds] [--preload]\n");
 		return 2;
 	}
 	if (preload && !getenv("LD_PRELOAD")) {
@@ -521,7 +524,7 @@ int main(int argc, char **argv)
 		pthread_join(t[i], NULL);
 	pthread_join(st, NULL);
 	pthread_join(pr, NULL);
-	printf("slew_validate%s: %.0f s, %d readers, %lu readings, %u changes of the kernel's"
+	printf("validate_slew%s: %.0f s, %d readers, %lu readings, %u changes of the kernel's"
 	       " clock, %lu backward steps\n",
 	       preload ? " --preload" : "", seconds, ncpu, atomic_load(&reads),
 	       atomic_load(&cur_change), atomic_load(&back_steps));

@@ -1,4 +1,4 @@
-# Shared by the tests/cli/*.sh scripts: source it, don't run it.
+# Shared by the tests/tool/cli/test_*.sh scripts: source it, don't run it.
 # shellcheck shell=bash
 set -uo pipefail
 

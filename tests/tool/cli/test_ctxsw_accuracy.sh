@@ -14,7 +14,7 @@
 #             with the reference, thread CPU time never exceeds it, and
 #             times() reads whole clock ticks.
 # No figure is compared with a speed.
-# shellcheck source=tests/cli/lib.sh
+# shellcheck source=tests/tool/cli/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 allowed=$(python3 -c 'import os; print(len(os.sched_getaffinity(0)))' 2>/dev/null ||
 	nproc 2>/dev/null || echo 1)

@@ -11,7 +11,7 @@
 #   falseshare  three layouts, each with readers that read and a writer that
 #               wrote; one CPU means no result and a line.
 # No figure is compared with a time or a speed.
-# shellcheck source=tests/cli/lib.sh
+# shellcheck source=tests/tool/cli/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cpus=$(nproc 2>/dev/null || echo 1)
 have_python=0

@@ -1,6 +1,6 @@
 # The command line itself: help, version, and every bad input answered by
 # one line on stderr, exit status 2 (see cyclock(1)) and nothing measured.
-# shellcheck source=tests/cli/lib.sh
+# shellcheck source=tests/tool/cli/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 cli_run --help

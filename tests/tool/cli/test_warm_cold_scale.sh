@@ -14,7 +14,7 @@
 #          faster than the threads' mean; idle-thread rows only for the
 #          CPU-time clocks the kernel sums over threads; --threads obeyed.
 # No figure is compared with a time or a speed.
-# shellcheck source=tests/cli/lib.sh
+# shellcheck source=tests/tool/cli/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cpus=$(nproc 2>/dev/null || echo 1)
 command -v python3 >/dev/null 2>&1 || { echo "skip: no python3 to read the JSON"; exit 77; }
