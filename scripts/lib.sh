@@ -129,10 +129,10 @@ cyclock__junit_counts() {
 # cyclock_skipped from that report, and cyclock_note.  A failed configure or
 # build counts as one failure; so does a ctest that fails with no failed test.
 cyclock_stage() {
-	local name=$1 dir=$CYCLOCK_ROOT/$2 ctest_args=$3 rc=0
+	local name=$1 rel=$2 dir=$CYCLOCK_ROOT/$2 ctest_args=$3 rc=0
 	shift 3
 	cyclock_passed=0 cyclock_failed=0 cyclock_skipped=0 cyclock_note=""
-	echo "==== $name: configure and build ($2)"
+	echo "==== $name: configure and build ($rel)"
 	if ! { cmake -S "$CYCLOCK_ROOT" -B "$dir" "$@" && cmake --build "$dir" -j "$CYCLOCK_JOBS"; }; then
 		cyclock_failed=1 cyclock_note="configure/build failed"
 		return 0
