@@ -51,6 +51,7 @@
 
 #include "internal.h"
 #include "agree.h"
+#include "child.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define FIRST_CALL_TSAN 1
@@ -111,8 +112,8 @@ static void spin_ns(uint64_t ns)
  * killed by a signal fails the test (SIGALRM: the watchdog, a hang). */
 static int in_child(int (*fn)(int), int arg)
 {
-	int status;
 	pid_t pid;
+	int rc;
 
 	fflush(stdout);
 	fflush(stderr);
@@ -125,15 +126,13 @@ static int in_child(int (*fn)(int), int arg)
 		fflush(stderr);
 		_exit(code);
 	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	if (WIFSIGNALED(status))
-		fail_msg("child %d killed by signal %d%s", arg, WTERMSIG(status),
-			 WTERMSIG(status) == SIGALRM ? " (the watchdog: it hung)" : "");
-	assert_true(WIFEXITED(status));
-	return WEXITSTATUS(status);
+	rc = child_wait(pid, "child");
+	if (rc < 0)
+		fail_msg("child %d did not exit (above)", arg);
+	return rc;
 }
 
-__attribute__((format(printf, 2, 3))) static int child_fail(int i, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int child_failed(int i, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -162,14 +161,14 @@ static int check_recovered(int i)
 	d = cyclock_describe();
 	alarm(0);
 	if (r != CYCLOCK_USING_COUNTER && r != CYCLOCK_USING_KERNEL)
-		return child_fail(i, "cyclock_init(0) returned %d", r);
+		return child_failed(i, "cyclock_init(0) returned %d", r);
 	if (!d || !d[0])
-		return child_fail(i, "cyclock_describe() returned nothing");
+		return child_failed(i, "cyclock_describe() returned nothing");
 	if (atomic_load(&cyclock__host.state) != INIT_DONE)
-		return child_fail(i, "state %u after cyclock_init(0), not INIT_DONE",
+		return child_failed(i, "state %u after cyclock_init(0), not INIT_DONE",
 				  (unsigned)atomic_load(&cyclock__host.state));
 	if (atomic_load(&cyclock__host.writer) != 0)
-		return child_fail(i, "writer flag held by pid %u, nobody resyncing",
+		return child_failed(i, "writer flag held by pid %u, nobody resyncing",
 				  (unsigned)atomic_load(&cyclock__host.writer));
 	prev = cyclock_now();
 	for (int j = 0; j < 20000; j++, prev = v) {
@@ -177,10 +176,10 @@ static int check_recovered(int i)
 		v = cyclock_now();
 		k2 = kclock_mono();
 		if (v < prev)
-			return child_fail(i, "cyclock_now() went back by %llu ns",
+			return child_failed(i, "cyclock_now() went back by %llu ns",
 					  (unsigned long long)(prev - v));
 		if (v + AGREE_NS < k1 || v > k2 + AGREE_NS)
-			return child_fail(i, "cyclock_now() %llu outside [%llu, %llu] by more than "
+			return child_failed(i, "cyclock_now() %llu outside [%llu, %llu] by more than "
 					  "1 ms (%s)", (unsigned long long)v, (unsigned long long)k1,
 					  (unsigned long long)k2, d);
 	}
@@ -234,7 +233,7 @@ static int cancel_child(int i)
 	atomic_init(&v.calling, 0);
 	alarm(WATCHDOG_S);
 	if (pthread_create(&t, NULL, victim_thread, &v))
-		return child_fail(i, "pthread_create failed");
+		return child_failed(i, "pthread_create failed");
 	if (i % 4) {
 		while (!atomic_load(&v.calling))
 			;
@@ -352,7 +351,7 @@ static int signal_child(int i)
 	main_thread = pthread_self();
 	alarm(WATCHDOG_S);
 	if (pthread_create(&t, NULL, sender, (void *)(uintptr_t)(i + 1)))
-		return child_fail(i, "pthread_create failed");
+		return child_failed(i, "pthread_create failed");
 	spin_ns(rng() % 200000);
 	jumps = first_call_jumped(i % 2);
 	atomic_store(&stop_sending, 1);
@@ -453,7 +452,7 @@ static int resync_cancel_child(int unused)
 		unsigned long before = atomic_load(&resyncs);
 
 		if (pthread_create(&t, NULL, resync_victim, NULL))
-			return child_fail(i, "pthread_create failed");
+			return child_failed(i, "pthread_create failed");
 		while (atomic_load(&resyncs) == before)
 			;
 		spin_ns(rng() % 20000);
@@ -461,7 +460,7 @@ static int resync_cancel_child(int unused)
 		pthread_join(t, NULL);
 		held = atomic_load(&cyclock__host.writer);
 		if (held)
-			return child_fail(i, "a cancelled resync left the writer flag held "
+			return child_failed(i, "a cancelled resync left the writer flag held "
 					  "(pid %u)", (unsigned)held);
 	}
 	printf("%d resyncing threads cancelled (%lu resyncs)\n", RESYNC_CANCELS,
@@ -611,18 +610,10 @@ static void *reader(void *unused)
 /* Waits for raw child @i; its exit code, or -1 (said why). */
 static int raw_wait(pid_t pid, int i)
 {
-	int status;
+	char who[32];
 
-	if (waitpid(pid, &status, 0) != pid) {
-		printf("raw fork %d: waitpid failed\n", i);
-		return -1;
-	}
-	if (WIFSIGNALED(status)) {
-		printf("raw fork %d: killed by signal %d%s\n", i, WTERMSIG(status),
-		       WTERMSIG(status) == SIGALRM ? " (the watchdog: it hung)" : "");
-		return -1;
-	}
-	return WEXITSTATUS(status);
+	snprintf(who, sizeof(who), "raw fork %d", i);
+	return child_wait(pid, who);
 }
 
 /* The forking process: a fresh child of the test, 0 (all passed), 1, or 77. */

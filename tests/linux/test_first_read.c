@@ -69,7 +69,7 @@ static unsigned int threads_now(void)
 static int in_child(int (*fn)(size_t), size_t arg)
 {
 	pid_t pid = fork();
-	int status;
+	int code;
 
 	if (pid < 0)
 		fail_msg("fork failed");
@@ -81,11 +81,10 @@ static int in_child(int (*fn)(size_t), size_t arg)
 		fflush(stdout);
 		_exit(rc);
 	}
-	if (waitpid(pid, &status, 0) != pid)
-		fail_msg("waitpid failed");
-	if (WIFSIGNALED(status))
-		fail_msg("child killed by signal %d", WTERMSIG(status));
-	return WEXITSTATUS(status);
+	code = child_wait(pid, "child");
+	if (code < 0)
+		fail_msg("the child did not exit (above)");
+	return code;
 }
 
 /* Whether initialisation is done without a frequency (the kernel's

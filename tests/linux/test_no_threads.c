@@ -145,8 +145,8 @@ static int no_threads_filter(void)
  * filter).  A child killed fails the test. */
 static int in_filtered_child(void (*before)(void), void (*fn)(void))
 {
-	int status;
 	pid_t pid;
+	int code;
 
 	fflush(stdout);
 	pid = fork();
@@ -164,12 +164,10 @@ static int in_filtered_child(void (*before)(void), void (*fn)(void))
 		fflush(stdout);
 		_exit(child_failures ? 1 : 0);
 	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	if (WIFSIGNALED(status))
-		fail_msg("child killed by signal %d%s", WTERMSIG(status),
-			 WTERMSIG(status) == SIGALRM ? " (the watchdog: it hung)" : "");
-	assert_true(WIFEXITED(status));
-	return WEXITSTATUS(status);
+	code = child_wait(pid, "child");
+	if (code < 0)
+		fail_msg("the child did not exit (above)");
+	return code;
 }
 
 static void run_filtered(void (*before)(void), void (*fn)(void))

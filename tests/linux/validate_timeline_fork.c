@@ -23,7 +23,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +33,7 @@
 #include "cyclock.h"
 #include "cyclock/timeline.h"
 #include "agree.h"
+#include "child.h"
 
 #define MIN_FORKS 50
 #define MAX_FORKS 500
@@ -59,19 +59,6 @@ const char *__tsan_default_options(void)
 
 static atomic_bool stop;
 static atomic_ulong parent_resyncs, parent_coarse_reads, parent_coarse_errors;
-static int child_errors;
-
-__attribute__((format(printf, 1, 2))) static void child_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	printf("validate_timeline_fork: child %d: ", (int)getpid());
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	child_errors++;
-}
 
 static void child_check_clocks(void)
 {
@@ -141,30 +128,24 @@ static int child_main(int depth, int i)
 		pid = fork();
 		if (pid == 0)
 			_exit(child_main(1, i));
-		child_errors += pid < 0 || wait_child(pid, i) != 0;
+		child_failures += pid < 0 || wait_child(pid, i) != 0;
 	}
 	child_check_clocks();
 	fflush(stdout);
-	return child_errors ? 1 : 0;
+	return child_failures ? 1 : 0;
 }
 
 /* 0 if child @pid exited 0; else says how it ended. */
 static int wait_child(pid_t pid, int i)
 {
-	int status;
+	char who[64];
+	int code;
 
-	if (waitpid(pid, &status, 0) != pid) {
-		printf("validate_timeline_fork: waitpid for fork %d failed\n", i);
-		return 1;
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
-	if (WIFSIGNALED(status))
-		printf("validate_timeline_fork: fork %d killed by signal %d%s\n", i, WTERMSIG(status),
-		       WTERMSIG(status) == SIGALRM ? " (hung: watchdog)" : "");
-	else
-		printf("validate_timeline_fork: fork %d exited %d\n", i, WEXITSTATUS(status));
-	return 1;
+	snprintf(who, sizeof(who), "validate_timeline_fork: fork %d", i);
+	code = child_wait(pid, who);
+	if (code > 0)
+		printf("%s: exited %d\n", who, code);
+	return code != 0;
 }
 
 static void *resyncer(void *arg)
