@@ -42,6 +42,35 @@ cli_expect_error() {
 	grep -qE "^cyclock: .*$pattern" "$err" || cli_fail "'$*': stderr '$(cat "$err")' !~ $pattern"
 }
 
+# cli_bench SCENARIO JSON ARGS...: runs "cyclock bench" on SCENARIO with
+# ARGS, its results in JSON, its output in $tmp/SCENARIO.out and .err;
+# fails unless it exits 0.
+cli_bench() {
+	local scenario=$1 json=$2 rc=0
+	shift 2
+	"$CYCLOCK" bench --quiet --json "$json" "$@" "$scenario" >"$tmp/$scenario.out" \
+		2>"$tmp/$scenario.err" || rc=$?
+	((rc == 0)) || { cat "$tmp/$scenario.err" >&2; fail "$scenario exited $rc"; }
+}
+
+# cli_has JSON NAME...: every result name is in the file (else it fails).
+cli_has() {
+	local json=$1 name
+	shift
+	for name in "$@"; do
+		grep -q "\"name\": *\"$name\"" "$json" || fail "no result $name in $json"
+	done
+}
+
+# cli_hasnt JSON NAME...: no result of these names (else it fails).
+cli_hasnt() {
+	local json=$1 name
+	shift
+	for name in "$@"; do
+		! grep -q "\"name\": *\"$name\"" "$json" || fail "unexpected result $name in $json"
+	done
+}
+
 # cli_done: the script's exit status.
 cli_done() {
 	if ((cli_failures > 0)); then

@@ -21,32 +21,6 @@ allowed=$(python3 -c 'import os; print(len(os.sched_getaffinity(0)))' 2>/dev/nul
 have_python=0
 python3 -c 'import json' >/dev/null 2>&1 && have_python=1
 
-# bench SCENARIO JSON ARGS...: runs it, fails unless it exits 0.
-bench() {
-	local scenario=$1 json=$2
-	shift 2
-	"$CYCLOCK" bench --quiet --json "$json" "$@" "$scenario" >"$tmp/$scenario.out" \
-		2>"$tmp/$scenario.err" || { cat "$tmp/$scenario.err" >&2; fail "$scenario exited $?"; }
-}
-
-# has JSON NAME...: every result name is in the file.
-has() {
-	local json=$1 name
-	shift
-	for name in "$@"; do
-		grep -q "\"name\": *\"$name\"" "$json" || fail "no result $name in $json"
-	done
-}
-
-# hasnt JSON NAME...: no result of these names.
-hasnt() {
-	local json=$1 name
-	shift
-	for name in "$@"; do
-		! grep -q "\"name\": *\"$name\"" "$json" || fail "unexpected result $name in $json"
-	done
-}
-
 # check JSON PYTHON: runs PYTHON with r(name) -> the first iteration of
 # that name and its(name) -> all of them.
 check() {
@@ -76,7 +50,7 @@ EOF
 # command lines too (fork() keeps argv): none may be left once the tool
 # has exited.
 json=$tmp/ctxsw-$$.json
-bench ctxsw "$json" --quick --clocks monotonic,cyclock_coarse
+cli_bench ctxsw "$json" --quick --clocks monotonic,cyclock_coarse
 if pgrep -f -- "ctxsw-$$.json" >/dev/null 2>&1; then
 	fail "a ctxsw child process outlived the tool"
 fi
@@ -87,8 +61,8 @@ else
 	grep -q "cross_cpu" "$tmp/ctxsw.err" || fail "one CPU, but no line saying cross_cpu is skipped"
 fi
 for v in $variants; do
-	has "$json" "ctxsw/$v" "ctxsw/monotonic/$v"
-	hasnt "$json" "ctxsw/cyclock_coarse/$v"
+	cli_has "$json" "ctxsw/$v" "ctxsw/monotonic/$v"
+	cli_hasnt "$json" "ctxsw/cyclock_coarse/$v"
 	check "$json" "
 bare, timed = r('ctxsw/$v'), r('ctxsw/monotonic/$v')
 for b in (bare, timed):
@@ -105,10 +79,10 @@ assert 'clock_cost_ns' in timed, 'the timed row has no clock cost'
 done
 
 # The default selection times only the representative clocks.
-bench ctxsw "$tmp/ctxsw-default.json" --quick
-has "$tmp/ctxsw-default.json" ctxsw/same_cpu ctxsw/cyclock_now/same_cpu \
+cli_bench ctxsw "$tmp/ctxsw-default.json" --quick
+cli_has "$tmp/ctxsw-default.json" ctxsw/same_cpu ctxsw/cyclock_now/same_cpu \
 	ctxsw/monotonic/same_cpu ctxsw/syscall_monotonic/same_cpu
-hasnt "$tmp/ctxsw-default.json" ctxsw/cyclock_raw/same_cpu ctxsw/realtime/same_cpu \
+cli_hasnt "$tmp/ctxsw-default.json" ctxsw/cyclock_raw/same_cpu ctxsw/realtime/same_cpu \
 	ctxsw/times/same_cpu
 
 # One allowed CPU: same_cpu only, and a line saying so.
@@ -117,19 +91,19 @@ if command -v taskset >/dev/null 2>&1; then
 	taskset -c "$cpu" "$CYCLOCK" bench --quiet --quick --repetitions 1 \
 		--clocks monotonic --json "$tmp/ctxsw-one.json" ctxsw >/dev/null \
 		2>"$tmp/ctxsw-one.err" || fail "ctxsw on one CPU exited $?"
-	has "$tmp/ctxsw-one.json" ctxsw/same_cpu ctxsw/monotonic/same_cpu
-	hasnt "$tmp/ctxsw-one.json" ctxsw/cross_cpu ctxsw/monotonic/cross_cpu
+	cli_has "$tmp/ctxsw-one.json" ctxsw/same_cpu ctxsw/monotonic/same_cpu
+	cli_hasnt "$tmp/ctxsw-one.json" ctxsw/cross_cpu ctxsw/monotonic/cross_cpu
 	grep -q "cross_cpu" "$tmp/ctxsw-one.err" || fail "one CPU: no line about cross_cpu"
 fi
 
 # ---- accuracy ----
 json=$tmp/accuracy.json
 clocks=cyclock_now,cyclock_coarse,monotonic,monotonic_coarse,times,thread_cputime
-bench accuracy "$json" --quick --duration 0.3 --clocks "$clocks"
-has "$json" accuracy/cyclock_now accuracy/cyclock_coarse
-hasnt "$json" accuracy/monotonic accuracy/times accuracy/thread_cputime
+cli_bench accuracy "$json" --quick --duration 0.3 --clocks "$clocks"
+cli_has "$json" accuracy/cyclock_now accuracy/cyclock_coarse
+cli_hasnt "$json" accuracy/monotonic accuracy/times accuracy/thread_cputime
 for c in ${clocks//,/ }; do
-	has "$json" "accuracy/$c/busyloop"
+	cli_has "$json" "accuracy/$c/busyloop"
 done
 tick_ns=$((1000000000 / $(getconf CLK_TCK 2>/dev/null || echo 100)))
 check "$json" "

@@ -17,25 +17,6 @@ cpus=$(nproc 2>/dev/null || echo 1)
 have_python=0
 command -v python3 >/dev/null 2>&1 && have_python=1
 
-# bench SCENARIO JSON ARGS...: runs it, fails unless it exits 0.
-bench() {
-	local scenario=$1 json=$2
-	shift 2
-	local rc=0
-	"$CYCLOCK" bench --quiet --json "$json" "$@" "$scenario" >"$tmp/$scenario.out" \
-		2>"$tmp/$scenario.err" || rc=$?
-	[ "$rc" = 0 ] || { cat "$tmp/$scenario.err" >&2; fail "$scenario exited $rc"; }
-}
-
-# has JSON NAME...: every result name is in the file.
-has() {
-	local json=$1 name
-	shift
-	for name in "$@"; do
-		grep -q "\"name\": *\"$name\"" "$json" || fail "no result $name in $json"
-	done
-}
-
 # check JSON PYTHON: runs PYTHON with r(name) -> the first entry of that name.
 check() {
 	[ "$have_python" = 1 ] || return 0
@@ -54,8 +35,8 @@ EOF
 }
 
 # ---- resolution ----
-bench resolution "$tmp/res.json" --quick --clocks cyclock_now,monotonic,monotonic_coarse
-has "$tmp/res.json" resolution/cyclock_now resolution/monotonic resolution/monotonic_coarse
+cli_bench resolution "$tmp/res.json" --quick --clocks cyclock_now,monotonic,monotonic_coarse
+cli_has "$tmp/res.json" resolution/cyclock_now resolution/monotonic resolution/monotonic_coarse
 check "$tmp/res.json" '
 for c in ("cyclock_now", "monotonic", "monotonic_coarse"):
     b = r("resolution/" + c)
@@ -73,8 +54,8 @@ assert b["real_time"] >= 0.5 * b["clock_getres_ns"], "coarse steps finer than it
 # ---- warp ----
 ordered="cyclock_now cyclock_raw monotonic"
 if [ "$cpus" -ge 2 ]; then
-	bench warp "$tmp/warp.json" --quick --clocks cyclock_now,cyclock_raw,monotonic,thread_cputime
-	for c in $ordered; do has "$tmp/warp.json" "warp/$c"; done
+	cli_bench warp "$tmp/warp.json" --quick --clocks cyclock_now,cyclock_raw,monotonic,thread_cputime
+	for c in $ordered; do cli_has "$tmp/warp.json" "warp/$c"; done
 	grep -q '"warp/thread_cputime"' "$tmp/warp.json" && fail "warp measured a per-thread clock"
 	check "$tmp/warp.json" '
 for c in ("cyclock_now", "cyclock_raw", "monotonic"):
@@ -88,8 +69,8 @@ fi
 # ---- falseshare ----
 layouts="falseshare/split/threads:1 falseshare/packed/threads:1 falseshare/lock_adjacent/threads:1"
 if [ "$cpus" -ge 2 ]; then
-	bench falseshare "$tmp/fs.json" --quick --threads 1
-	has "$tmp/fs.json" $layouts
+	cli_bench falseshare "$tmp/fs.json" --quick --threads 1
+	cli_has "$tmp/fs.json" $layouts
 	check "$tmp/fs.json" '
 for n in "'"$layouts"'".split():
     b = r(n)

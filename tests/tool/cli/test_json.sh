@@ -2,23 +2,17 @@
 # Benchmark's schema (checked with python3 where there is one, else by
 # reading it back with compare), compare.py reads it where its imports
 # work, and a failed write leaves nothing behind and the old file whole.
-set -u
-: "${CYCLOCK:?}" "${CYCLOCK_TEST_DATA:?}" "${CYCLOCK_TEST_TMP:?}"
+# shellcheck source=tests/tool/cli/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+: "${CYCLOCK_TEST_DATA:?}"
 D=$CYCLOCK_TEST_DATA
 T=$CYCLOCK_TEST_TMP
-mkdir -p "$T"
 rm -rf "${T:?}"/*
-fails=0
-
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
 
 # Reading: what the writer wrote reads back, and a file equals itself.
 "$CYCLOCK" compare "$D/compare_new.json" "$D/compare_new.json" >"$T/self" 2>"$T/err" ||
-	fail "compare_new.json against itself: exit $?: $(cat "$T/err")"
-[ "$(grep -c '(+0\.00%)$' "$T/self")" -eq 6 ] || fail "compare_new.json: not 6 rows: $(cat "$T/self")"
+	cli_fail "compare_new.json against itself: exit $?: $(cat "$T/err")"
+[ "$(grep -c '(+0\.00%)$' "$T/self")" -eq 6 ] || cli_fail "compare_new.json: not 6 rows: $(cat "$T/self")"
 
 # A quick run of two clocks (or one, where there is no TSC).  Options come
 # before the scenario: "bench" stops at its first operand.
@@ -30,18 +24,18 @@ if ! bench $clocks --json "$T/run.json" --csv "$T/run.csv" >"$T/bench.out" 2>"$T
 	clocks=monotonic
 	bench $clocks --json "$T/run.json" --csv "$T/run.csv" >"$T/bench.out" 2>"$T/bench.err" || {
 		echo "skipped: bench --json does not work yet: $(head -3 "$T/bench.err")"
-		[ "$fails" -eq 0 ] && exit 77
+		((cli_failures == 0)) && exit 77
 		exit 1
 	}
 fi
-[ -s "$T/run.json" ] || fail "bench --json wrote no file"
-ls "$T" | grep -q '\.tmp' && fail "a temporary was left: $(ls "$T")"
+[ -s "$T/run.json" ] || cli_fail "bench --json wrote no file"
+ls "$T" | grep -q '\.tmp' && cli_fail "a temporary was left: $(ls "$T")"
 
 # The schema: Google Benchmark's keys on every entry (cv, a percentage,
 # has no time_unit, as in Google Benchmark), its context keys, iterations
 # in repetition order, aggregates named NAME_mean..., and cyclock's keys.
 if command -v python3 >/dev/null; then
-	python3 - "$T/run.json" "$T/run.csv" <<'PY' || fail "the JSON schema (see above)"
+	python3 - "$T/run.json" "$T/run.csv" <<'PY' || cli_fail "the JSON schema (see above)"
 import csv, json, sys
 d = json.load(open(sys.argv[1]))
 ctx = d["context"]
@@ -87,39 +81,38 @@ fi
 # the header and a row per benchmark.
 n=$(grep -c '"repetition_index": 0,' "$T/run.json")
 "$CYCLOCK" compare "$T/run.json" "$T/run.json" >"$T/rself" 2>"$T/err" ||
-	fail "run.json against itself: exit $?: $(cat "$T/err")"
+	cli_fail "run.json against itself: exit $?: $(cat "$T/err")"
 [ "$(grep -c '(+0\.00%)$' "$T/rself")" -eq "$n" ] ||
-	fail "run.json against itself: not $n rows of +0.00%: $(cat "$T/rself")"
+	cli_fail "run.json against itself: not $n rows of +0.00%: $(cat "$T/rself")"
 head -1 "$T/run.csv" | grep -q '^name,scenario,clock,variant,threads,iterations,repetitions,median_ns,min_ns,p90_ns,p99_ns,mean_ns,stddev_ns,spread,noisy' ||
-	fail "CSV header: $(head -1 "$T/run.csv")"
-[ "$(($(wc -l <"$T/run.csv") - 1))" -eq "$n" ] || fail "CSV: not $n rows"
+	cli_fail "CSV header: $(head -1 "$T/run.csv")"
+[ "$(($(wc -l <"$T/run.csv") - 1))" -eq "$n" ] || cli_fail "CSV: not $n rows"
 
 # Google Benchmark's compare.py, where numpy and scipy are installed.
 C=/usr/share/benchmark/compare.py
 if [ -r "$C" ] && python3 -c 'import numpy, scipy' 2>/dev/null; then
 	python3 "$C" benchmarks "$T/run.json" "$T/run.json" >"$T/cmp.out" 2>&1 ||
-		fail "compare.py: $(tail -5 "$T/cmp.out")"
+		cli_fail "compare.py: $(tail -5 "$T/cmp.out")"
 else
 	echo "skipped: compare.py (needs $C, numpy and scipy)"
 fi
 
 # Atomic writes.  Into a directory that does not exist: one line, nothing made.
-bench $clocks --json "$T/nodir/run.json" >/dev/null 2>"$T/err" && fail "--json into no directory succeeded"
+bench $clocks --json "$T/nodir/run.json" >/dev/null 2>"$T/err" && cli_fail "--json into no directory succeeded"
 # (bench may check the directory before measuring, in its own words.)
 [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "^cyclock: .*$T/nodir/run.json.*No such file or directory" "$T/err" ||
-	fail "--json into no directory: $(cat "$T/err")"
-[ -e "$T/nodir" ] && fail "--json into no directory made something"
+	cli_fail "--json into no directory: $(cat "$T/err")"
+[ -e "$T/nodir" ] && cli_fail "--json into no directory made something"
 # Over a file, failing half-way (a file size limit): the old file stays.
 echo old >"$T/keep.json"
 (trap '' XFSZ; ulimit -f 1; bench $clocks --json "$T/keep.json" >/dev/null 2>"$T/err") &&
-	fail "--json beyond the file size limit succeeded"
-grep -q "^cyclock: $T/keep.json: File too large\$" "$T/err" || fail "file size limit: $(cat "$T/err")"
-[ "$(cat "$T/keep.json")" = old ] || fail "the old file was not left whole"
+	cli_fail "--json beyond the file size limit succeeded"
+grep -q "^cyclock: $T/keep.json: File too large\$" "$T/err" || cli_fail "file size limit: $(cat "$T/err")"
+[ "$(cat "$T/keep.json")" = old ] || cli_fail "the old file was not left whole"
 # Over a directory: the rename fails, the temporary goes.
 mkdir -p "$T/adir"
-bench $clocks --csv "$T/adir" >/dev/null 2>"$T/err" && fail "--csv over a directory succeeded"
-grep -q "^cyclock: $T/adir: Is a directory\$" "$T/err" || fail "over a directory: $(cat "$T/err")"
-ls "$T" | grep -q '\.tmp' && fail "a temporary was left: $(ls "$T")"
+bench $clocks --csv "$T/adir" >/dev/null 2>"$T/err" && cli_fail "--csv over a directory succeeded"
+grep -q "^cyclock: $T/adir: Is a directory\$" "$T/err" || cli_fail "over a directory: $(cat "$T/err")"
+ls "$T" | grep -q '\.tmp' && cli_fail "a temporary was left: $(ls "$T")"
 
-[ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
-echo "json: all passed"
+cli_done

@@ -1,12 +1,11 @@
 # cyclock plot: a well-formed standalone SVG with a bar per clock and the
 # panels the run has; errors are one line, the right status, no file left.
-set -u
-: "${CYCLOCK:?}" "${CYCLOCK_TEST_DATA:?}" "${CYCLOCK_TEST_TMP:?}"
-mkdir -p "$CYCLOCK_TEST_TMP"
+# shellcheck source=tests/tool/cli/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+: "${CYCLOCK_TEST_DATA:?}"
 cd "$CYCLOCK_TEST_TMP" || exit 1
 rm -rf ./*
 data=$CYCLOCK_TEST_DATA
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # Well-formed XML, with the best checker present (xmllint: libxml2-utils).
 well_formed() {

@@ -1,10 +1,9 @@
 # The readable table: exact output for a stored run (cyclock plot --table),
 # and, when the tool can measure here, the shape of a live one.
-set -u
-: "${CYCLOCK:?}" "${CYCLOCK_TEST_DATA:?}" "${CYCLOCK_TEST_TMP:?}"
-mkdir -p "$CYCLOCK_TEST_TMP"
+# shellcheck source=tests/tool/cli/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+: "${CYCLOCK_TEST_DATA:?}"
 out=$CYCLOCK_TEST_TMP/table.txt
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # A stored run, byte for byte: headings, columns, number formats, the
 # noisy mark and its legend, and the generic fallback for the unknown.
