@@ -32,6 +32,7 @@
 #include "cyclock.h"
 #include "cyclock/arch.h"
 #include "cyclock/timeline.h"
+#include "emulated.h"
 #include "kclock.h"
 
 static uint64_t bare_counter(void)
@@ -217,14 +218,8 @@ int main(int argc, char **argv)
 	pthread_t t[2];
 	int r;
 
-#if defined(__riscv)
-	/* As in validate_timeline.c: qemu-user's rdtime is the host's bare
-	 * rdtsc, which no guest fence orders across threads. */
-	if (getenv("CYCLOCK_TEST_EMULATED")) {
-		printf("validate_ordered_read: qemu-user's rdtime is unordered: skipped\n");
+	if (emulated_unordered_counter("validate_ordered_read"))
 		return 77;
-	}
-#endif
 	if (!pick_cpus()) {
 		printf("validate_ordered_read: fewer than 2 CPUs allowed: skipped\n");
 		return 77;

@@ -27,6 +27,7 @@
 
 #include "cyclock.h"
 #include "cyclock/timeline.h"
+#include "emulated.h"
 #include "kclock.h"
 
 #define READERS 2
@@ -150,14 +151,9 @@ int main(int argc, char **argv)
 	pthread_t r[READERS], w;
 	struct cyclock__info info;
 
-#if defined(__riscv)
-	/* Its counter is the real one, and qemu-user's rdtime is the host's
-	 * bare rdtsc, which no guest fence orders (validate_timeline.c's reason). */
-	if (getenv("CYCLOCK_TEST_EMULATED")) {
-		printf("validate_sim_slew: qemu-user's rdtime is unordered: skipped\n");
+	/* Its counter is the real one. */
+	if (emulated_unordered_counter("validate_sim_slew"))
 		return 77;
-	}
-#endif
 	cyclock__sim_reset(&cfg);
 	if (cyclock_init(0) != CYCLOCK_USING_COUNTER) {
 		fprintf(stderr, "validate_sim_slew: the simulated counter was not used\n");
