@@ -29,6 +29,10 @@
  *   and resync.  Such a child reports by exit code and write(2) only.
  * Under ThreadSanitizer the cancels are deferred only and the other two
  * cases are skipped; each place says why.
+ *
+ * One file of ~700 lines on purpose: the four ways out of a first call share
+ * the harness (a fresh child per attempt, the watchdog, the resyncer, the
+ * checks after), and apart they would each carry a copy of it.
  */
 #define _GNU_SOURCE
 #include <errno.h>

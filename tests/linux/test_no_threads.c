@@ -15,6 +15,9 @@
  * forwarding them to the real one; the library is linked statically, so
  * its calls come here too.  No speed is asserted.  Exits 77 where no
  * seccomp filter can be installed.
+ *
+ * Over 400 lines: the seccomp filter and the pthread_create() counter are
+ * the harness every case needs, in one program.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

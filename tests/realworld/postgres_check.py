@@ -24,6 +24,9 @@ forked from an idle postmaster is where a stale timeline shows.  Prints
 the figures, one line each, and "FAIL ..." lines; exits 0 if all hold, 1
 otherwise.  The client (this process) must not run under the preload: its
 clock is the kernel's.
+
+Over 400 lines: one checker, its five checks sharing the connections
+and the client's clock brackets.
 """
 
 import argparse

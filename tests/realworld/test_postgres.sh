@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# realworld_postgres: PostgreSQL, every backend served by libcyclock-preload.so.
+# realworld_test_postgres: PostgreSQL, every backend served by libcyclock-preload.so.
 #
 # A throwaway cluster (Unix socket only) is started with the preload in the
 # postmaster's environment, so that every backend forked from it reads its

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# realworld_selftests: the kernel's own timers selftests, natively and under
+# realworld_test_selftests: the kernel's own timers selftests, natively and under
 # libcyclock-preload.so.
 #
 # The kernel's tools/testing/selftests/timers are what its maintainers run to
@@ -42,6 +42,10 @@
 #
 # Environment (from CTest): CYCLOCK_PRELOAD, CYCLOCK_KFLIP.  For a trial:
 # CYCLOCK_SELFTESTS_ONLY=REGEX runs only the rows whose name matches.
+#
+# Over 400 lines: fetching, patching and building the selftests, the
+# table of cases and their judging are one test; apart, each would need
+# the others' state.
 set -euo pipefail
 
 readonly LOCK=/run/cyclock-kadj.lock
