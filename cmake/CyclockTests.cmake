@@ -48,9 +48,10 @@ function(cyclock_add_tests folder)
     set(arg_VALIDATE_TIMEOUT ${arg_TIMEOUT})
   endif()
   set(here ${CMAKE_CURRENT_SOURCE_DIR})
+  file(RELATIVE_PATH where ${PROJECT_SOURCE_DIR} ${here})
   foreach(helper IN LISTS arg_NOT_TESTS)
     if(NOT EXISTS ${here}/${helper})
-      message(FATAL_ERROR "tests/${folder}: NOT_TESTS names ${helper}, which is not there")
+      message(FATAL_ERROR "${where}: NOT_TESTS names ${helper}, which is not there")
     endif()
   endforeach()
 
@@ -77,11 +78,11 @@ function(cyclock_add_tests folder)
     elseif(file MATCHES "^(test|sim|validate|cost)_.*\\.c$")
       string(TOUPPER ${CMAKE_MATCH_1} kind)
     else()
-      message(FATAL_ERROR "tests/${folder}/${file}: not a test_, sim_, validate_ or cost_ "
+      message(FATAL_ERROR "${where}/${file}: not a test_, sim_, validate_ or cost_ "
         "file, nor a helper the folder lists in NOT_TESTS (see cmake/CyclockTests.cmake)")
     endif()
     if(NOT arg_${kind})
-      message(FATAL_ERROR "tests/${folder}/${file}: the folder has no ${kind} programs "
+      message(FATAL_ERROR "${where}/${file}: the folder has no ${kind} programs "
         "(no libraries given for them in its cyclock_add_tests())")
     endif()
     if("cyclock_cmocka" IN_LIST arg_${kind} AND NOT TARGET cyclock_cmocka)
