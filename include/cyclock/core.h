@@ -190,7 +190,7 @@ CYCLOCK_API uint64_t cyclock_read(const struct cyclock *clk);
  * Move the epoch to now.  Call at least every cyclock_wrap_ns().  Never
  * blocks: if another writer holds the latch (another thread, or the code
  * this signal handler interrupted) it returns at once, since that writer
- * is refreshing the epoch.  Does nothing while suspended or unregistered.
+ * is updating the epoch.  Does nothing while suspended or unregistered.
  * Async-signal-safe.
  */
 CYCLOCK_API void cyclock_update(struct cyclock *clk);

@@ -35,7 +35,7 @@ extern "C" {
 /*
  * One latch copy: 56 bytes.  A segment is three pieces of one function of
  * the counter: before P, the previous segment's slope (mult_prev), which
- * reproduces it exactly there; from P for stale_cyc counts (the middle
+ * reproduces it exactly there; from P for horizon_cyc counts (the middle
  * piece, up to the horizon), mult: the rate plus a correction toward the
  * kernel's clock; after that, mult_rate, the rate alone.  The fast path
  * covers the middle piece only.  Past the horizon the slow path resyncs,
@@ -44,7 +44,7 @@ extern "C" {
  *
  * The clock at P has a fraction, frac < 2^shift, so the middle piece is
  * epoch_ns + ((cyc - P) * mult + frac) >> shift.  shift <= 32 (the library
- * chooses it so) and stale_cyc < 2^32 keep the sum below 2^64, so it
+ * chooses it so) and horizon_cyc < 2^32 keep the sum below 2^64, so it
  * equals cyc * mult + epoch_k computed mod 2^64: one subtraction fewer on
  * the path from the counter read to the result, which is what an ordered
  * read waits for at the next call.
@@ -55,7 +55,7 @@ struct cyclock__seg {
 	struct cyclock_u64 epoch_k;            /* frac - P * mult, mod 2^64: see below */
 	struct cyclock_u64 off_real;           /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	struct cyclock_u64 off_boot;           /* CLOCK_BOOTTIME - CLOCK_MONOTONIC */
-	CYCLOCK_ATOMIC(uint32_t) stale_cyc;    /* length of the middle piece, counts */
+	CYCLOCK_ATOMIC(uint32_t) horizon_cyc;  /* length of the middle piece, counts */
 	CYCLOCK_ATOMIC(uint32_t) mult;         /* ns per count << shift, middle piece */
 	CYCLOCK_ATOMIC(uint32_t) mult_prev;    /* before P */
 	CYCLOCK_ATOMIC(uint32_t) mult_rate;    /* after the middle piece */
@@ -81,7 +81,7 @@ struct cyclock__seg_ext {
 	struct cyclock_u64 recheck_cyc; /* kernel mode: look again from here */
 	CYCLOCK_ATOMIC(uint32_t) mode;  /* CYCLOCK__MODE_* */
 	CYCLOCK_ATOMIC(uint32_t) fresh;
-	CYCLOCK_ATOMIC(uint32_t) fn_stale; /* the counter function's stale_cyc (0 in kernel mode) */
+	CYCLOCK_ATOMIC(uint32_t) fn_horizon; /* the counter function's horizon_cyc (0: kernel mode) */
 };
 
 /* Zero (a timeline nobody has started) is kernel mode with floor 0.
@@ -102,7 +102,7 @@ struct cyclock__seg_ext {
  *
  * A reader whose counter is past the middle piece (or before P: the
  * subtraction wraps) takes the slow path, which checks the counter
- * against the kernel and resyncs.  A stale_cyc of 0 (not yet initialised,
+ * against the kernel and resyncs.  A horizon_cyc of 0 (not yet initialised,
  * or using the kernel's clocks) sends every read there, so the fast path
  * has one branch whatever the mode.
  */
@@ -169,7 +169,7 @@ struct cyclock__info {
 	uint32_t raw_mult;        /* cyclock_raw()'s */
 	uint64_t interval_ns;     /* current resync interval */
 	uint64_t max_interval_ns; /* its ceiling */
-	uint64_t refreshes;       /* resyncs of the MONOTONIC timeline so far */
+	uint64_t resyncs;       /* resyncs of the MONOTONIC timeline so far */
 	uint64_t anomalies;       /* times the counter disagreed with the kernel */
 	uint64_t kernel_spells;   /* times the timeline served the kernel's clock since init */
 	uint64_t rate_changes;    /* changes of the kernel's rate followed on the counter */
@@ -219,7 +219,7 @@ static inline bool cyclock__read_parts(struct cyclock__timeline *tl, unsigned in
 		s = &tl->seg[seq & 1];
 		cyc = (kind & CYCLOCK__ORDERED) ? cyclock__counter_ordered(tl) : cyclock_arch_counter();
 		delta = cyc - cyclock__load64(&s->epoch_cyc);
-		if (cyclock_unlikely(delta >= atomic_load_explicit(&s->stale_cyc,
+		if (cyclock_unlikely(delta >= atomic_load_explicit(&s->horizon_cyc,
 								   memory_order_relaxed)))
 			return false;
 		*base = cyclock__load64(&s->epoch_ns);

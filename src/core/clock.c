@@ -166,7 +166,7 @@ void cyclock_update(struct cyclock *clk)
 	uint32_t shift;
 
 	if (!cyclock__writer_trylock(&clk->writer))
-		return; /* that writer is refreshing the epoch */
+		return; /* that writer is updating the epoch */
 	if (clk->cold.src && !clk->cold.suspended) {
 		/* Only writers change seq, and we are the writer: no retry. */
 		rd = &clk->read_data[atomic_load_explicit(&clk->seq, memory_order_relaxed) & 1];

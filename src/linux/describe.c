@@ -50,7 +50,7 @@ void cyclock__get_info(struct cyclock__info *info)
 					       cyclock__host.raw.rate);
 		info->max_interval_ns = (uint64_t)((double)cyclock__host.max_int_cyc *
 						   cyclock__host.raw.rate);
-		info->refreshes = cyclock__host.mono.refreshes;
+		info->resyncs = cyclock__host.mono.resyncs;
 		info->last_err_ns = cyclock__host.mono.last_err;
 		info->raw_last_err_ns = cyclock__host.raw.last_err;
 		info->kernel_spells = cyclock__host.mono.spells + cyclock__host.raw.spells;

@@ -108,7 +108,7 @@ static void setup_scale(double hz)
 	cyclock__host.recheck_cyc = counts(CYCLOCK_RECHECK_NS, hz);
 	cyclock__host.quick_int_cyc = counts(CYCLOCK_QUICK_NS, hz);
 	cyclock__host.tight_cyc = counts(150, hz);
-	if (cyclock__host.max_int_cyc > UINT32_MAX) /* a segment's stale_cyc is 32 bits */
+	if (cyclock__host.max_int_cyc > UINT32_MAX) /* a segment's horizon_cyc is 32 bits */
 		cyclock__host.max_int_cyc = UINT32_MAX;
 }
 

@@ -73,10 +73,10 @@ struct cyclock__offsets {
 struct cyclock__segv {
 	uint64_t cyc, ns;
 	uint64_t off_real, off_boot;
-	uint32_t frac, stale, mult, mult_prev, mult_rate;
+	uint32_t frac, horizon, mult, mult_prev, mult_rate; /* horizon: the middle piece's length */
 	uint64_t ceil, until, recheck;  /* struct cyclock__seg_ext */
 	uint64_t below;                 /* raises cyclock__coarse.below at the publish */
-	uint32_t mode, fresh, fn_stale;     /* fn_stale: the function's stale (stale is 0 in kernel mode) */
+	uint32_t mode, fresh, fn_horizon; /* the function's horizon (horizon is 0 in kernel mode) */
 };
 
 /* A timeline's controller: writer-only. */
@@ -89,7 +89,7 @@ struct cyclock__track {
 	struct cyclock__sample last;   /* the newest sample */
 	uint64_t interval;             /* current resync interval, counts */
 	int64_t last_err;              /* ns, ours - kernel at the last sample */
-	uint64_t refreshes;
+	uint64_t resyncs;
 	/* The kernel's rate as adjtimex states it, and kernel mode's windows. */
 	struct cyclock__kadj adj;      /* at the last resync */
 	double adj_ppm;                /* its MONOTONIC-over-RAW rate, ppm */

@@ -62,7 +62,7 @@ static struct cyclock__segv fresh_segment(const struct cyclock__track *tr,
 	v.frac = 0;
 	v.mult = cyclock__mult_of(tr->rate * (1 + 2e-6 * CYCLOCK_STEADY_PPM));
 	v.mult_prev = v.mult_rate = cyclock__mult_of(tr->rate);
-	v.stale = v.fn_stale = (uint32_t)cyclock__host.fresh_cyc;
+	v.horizon = v.fn_horizon = (uint32_t)cyclock__host.fresh_cyc;
 	v.until = v.cyc + FAR;
 	v.mode = CYCLOCK__MODE_COUNTER;
 	v.fresh = 1;
@@ -76,7 +76,7 @@ void cyclock__track_publish(struct cyclock__track *tr, const struct cyclock__seg
 {
 	cyclock__publish(tr->tl, v);
 	if (v->fresh && cyclock__ordered() - v->cyc <
-				v->stale - cyclock__host.fresh_margin_cyc)
+				v->horizon - cyclock__host.fresh_margin_cyc)
 		atomic_store_explicit(&tr->tl->confirmed,
 				      atomic_load_explicit(&tr->tl->seq, memory_order_relaxed),
 				      memory_order_release);
@@ -180,7 +180,7 @@ static void next_segment(struct cyclock__track *tr, const struct cyclock__segv *
 	next.off_boot = off[1];
 	next.fresh = 0;
 	next.cyc = cw;
-	next.mult_prev = cw == cur->cyc + cur->stale ? cur->mult : cur->mult_rate;
+	next.mult_prev = cw == cur->cyc + cur->horizon ? cur->mult : cur->mult_rate;
 	cyclock__seg_at(cur, cyclock__host.shift, cw, &next.ns, &next.frac);
 	if (k_low > hand + CYCLOCK_STEP_NS && k_low > next.ns) {
 		next.ns = s->ns + (uint64_t)((double)(int64_t)(cw - s->cyc) * tr->rate);
@@ -189,7 +189,7 @@ static void next_segment(struct cyclock__track *tr, const struct cyclock__segv *
 		next.ns = k_low > hand ? k_low : hand;
 		next.frac = 0;
 	}
-	next.stale = next.fn_stale = (uint32_t)tr->interval;
+	next.horizon = next.fn_horizon = (uint32_t)tr->interval;
 	next.mult = aim(tr, s, cw, next.ns, next.frac, correction_span(tr, next.ns, s, cw), low);
 	next.mult_rate = cyclock__mult_of(tr->rate) < low ? low : cyclock__mult_of(tr->rate);
 	next.until = cw + FAR;
@@ -228,7 +228,7 @@ static const char *leave_counter(struct cyclock__track *tr, int64_t e, uint64_t 
  * One timeline's resync at sample @s; the caller holds the writer flag.
  * @off: MONOTONIC's offsets, or NULL to keep the segment's.
  */
-static void track_refresh(struct cyclock__track *tr, const struct cyclock__sample *s,
+static void track_resync(struct cyclock__track *tr, const struct cyclock__sample *s,
 			  const struct cyclock__kadj *a, const uint64_t *off, bool went_back)
 {
 	uint32_t seq = atomic_load_explicit(&tr->tl->seq, memory_order_relaxed);
@@ -241,7 +241,7 @@ static void track_refresh(struct cyclock__track *tr, const struct cyclock__sampl
 
 	keep[0] = cur.off_real = off ? off[0] : cur.off_real;
 	keep[1] = cur.off_boot = off ? off[1] : cur.off_boot;
-	tr->refreshes++;
+	tr->resyncs++;
 	if (cur.mode != CYCLOCK__MODE_COUNTER) {
 		cyclock__kernel_step(tr, &cur, s, cw, moved);
 		return;
@@ -250,7 +250,7 @@ static void track_refresh(struct cyclock__track *tr, const struct cyclock__sampl
 		cyclock__enter_kernel(tr, &cur, s, cw, true, "the counter went back");
 		return;
 	}
-	if ((int64_t)(cw - cur.cyc - cur.stale) < 0) {
+	if ((int64_t)(cw - cur.cyc - cur.horizon) < 0) {
 		/* Before the horizon (cyclock_resync()): the same function, new
 		 * offsets; a fresh one confirmed is now an ordinary one. */
 		if (cyclock__seg_trusted(tr->tl, &cur, seq))
@@ -269,7 +269,7 @@ static void track_refresh(struct cyclock__track *tr, const struct cyclock__sampl
 	 * must not take that for the counter's error), and the drift the
 	 * rate's may have gathered since the horizon. */
 	slack = 500 + (uint64_t)((double)s->width * tr->rate) +
-		cyclock__drift_slack(tr, cw - cur.cyc - cur.stale);
+		cyclock__drift_slack(tr, cw - cur.cyc - cur.horizon);
 	why = leave_counter(tr, e, slack, moved, followed, &wrong);
 	if (why) {
 		cyclock__enter_kernel(tr, &cur, s, cw, wrong, why);
@@ -381,7 +381,7 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back)
 	}
 	off[0] = cyclock__host.off_real;
 	off[1] = cyclock__host.off_boot;
-	track_refresh(tr, &s, mono ? &a : &tr->adj, mono ? off : NULL, went_back);
+	track_resync(tr, &s, mono ? &a : &tr->adj, mono ? off : NULL, went_back);
 	cyclock__writer_done();
 	cyclock__unshield(&shield);
 	return true;

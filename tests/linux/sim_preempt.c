@@ -157,7 +157,7 @@ static void stalled_writer_ahead(void **state)
 		converge(200 * MS);
 		v = cyclock__seg_load(&cyclock__mono);
 		w_kernel_rate(9000, 0);
-		w.t += (v.cyc + v.stale - w_cyc_at(w.t)) * SEC / RATE - 2 * US;
+		w.t += (v.cyc + v.horizon - w_cyc_at(w.t)) * SEC / RATE - 2 * US;
 		read_checked("a reader before the horizon");
 		w.t += 4 * US;
 		memcpy(before, seen, sizeof(before));

@@ -72,20 +72,20 @@ static uint64_t next_stride(uint64_t *rng, uint64_t elapsed)
 	return 100 * US;
 }
 
-/* The end-of-run checks: the interval, the refreshes, the frequency. */
-static void check_final_info(uint64_t rate_hz, uint64_t refreshes_at_settle)
+/* The end-of-run checks: the interval, the resyncs, the frequency. */
+static void check_final_info(uint64_t rate_hz, uint64_t resyncs_at_settle)
 {
 	struct cyclock__info info = sim_info();
 	double ppm = (info.hz - (double)rate_hz) / (double)rate_hz * 1e6;
 
-	print_message("  hz %.3f (%+.4f ppm, source %s, hint %.0f), refreshes %" PRIu64
+	print_message("  hz %.3f (%+.4f ppm, source %s, hint %.0f), resyncs %" PRIu64
 		      ", interval %" PRIu64 "/%" PRIu64 " ns, last err %" PRId64 "/%" PRId64
 		      " ns\n",
 		      info.hz, ppm, info.hz_source ? info.hz_source : "?", info.hz_hint,
-		      info.refreshes, info.interval_ns, info.max_interval_ns, info.last_err_ns,
+		      info.resyncs, info.interval_ns, info.max_interval_ns, info.last_err_ns,
 		      info.raw_last_err_ns);
 	assert_int_equal(info.using_counter, CYCLOCK_USING_COUNTER);
-	assert_true(info.refreshes > refreshes_at_settle);
+	assert_true(info.resyncs > resyncs_at_settle);
 	assert_true(info.max_interval_ns > 1 * MS && info.max_interval_ns <= 1 * SEC);
 	/* At the ceiling: interval_ns is converted back from counts with the
 	 * refined frequency, hence not exactly equal. */
@@ -104,7 +104,7 @@ static void run_tracking(uint64_t rate_hz, uint64_t hint_hz)
 	struct reading r[NCLOCKS];
 	struct conv cv;
 	uint64_t rng = 0x9e3779b97f4a7c15ull ^ rate_hz ^ hint_hz, start;
-	uint64_t refreshes_at_settle = UINT64_MAX;
+	uint64_t resyncs_at_settle = UINT64_MAX;
 	int64_t max_settled = 0;
 
 	sim_start(rate_hz, hint_hz, true, true);
@@ -116,8 +116,8 @@ static void run_tracking(uint64_t rate_hz, uint64_t hint_hz)
 		sim_read_all(&tr, r);
 		conv_note(&cv, r[NOW].err, GOOD_NS);
 		check_bound(r, settled ? GOOD_NS : EARLY_BOUND_NS, settled ? "settled" : "settling");
-		if (settled && refreshes_at_settle == UINT64_MAX)
-			refreshes_at_settle = sim_info().refreshes;
+		if (settled && resyncs_at_settle == UINT64_MAX)
+			resyncs_at_settle = sim_info().resyncs;
 		for (int c = 0; settled && c < NCLOCKS; c++)
 			if (abs64(r[c].err) > max_settled)
 				max_settled = abs64(r[c].err);
@@ -132,7 +132,7 @@ static void run_tracking(uint64_t rate_hz, uint64_t hint_hz)
 		      ")\n",
 		      rate_hz, hint_hz, tr.reads, conv_secs(&cv), max_settled, tr.max_err[NOW],
 		      tr.max_err[RAW]);
-	check_final_info(rate_hz, refreshes_at_settle);
+	check_final_info(rate_hz, resyncs_at_settle);
 }
 
 static void exact_hint(void **state)

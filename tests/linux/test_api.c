@@ -338,9 +338,9 @@ static void resync_keeps_now_monotonic_and_agreeing(void **state)
 					 c[j].name, (long long)miss);
 		}
 	}
-	if (before.using_counter && info_now().refreshes <= before.refreshes)
-		fail_msg("1000 cyclock_resync() calls left info.refreshes at %llu",
-			 (unsigned long long)before.refreshes);
+	if (before.using_counter && info_now().resyncs <= before.resyncs)
+		fail_msg("1000 cyclock_resync() calls left info.resyncs at %llu",
+			 (unsigned long long)before.resyncs);
 }
 
 int main(void)

@@ -563,7 +563,7 @@ static int raw_reads(int i, uint64_t span)
 static int raw_child(int i)
 {
 	uint32_t me, held, w;
-	uint64_t refreshes;
+	uint64_t done;
 	const char *d;
 	bool odd;
 	int r;
@@ -577,14 +577,14 @@ static int raw_child(int i)
 	d = cyclock_describe();
 	if (!d || !d[0])
 		return raw_fail(i, "cyclock_describe() returned nothing", 0, "");
-	refreshes = cyclock__host.mono.refreshes;
+	done = cyclock__host.mono.resyncs;
 	cyclock_resync();
 	w = atomic_load(&cyclock__host.writer);
 	if (w != 0 && w != me)
 		return raw_fail(i, "after cyclock_resync() the writer flag is held by pid ", w,
 				" (the parent's)");
-	if (cyclock__host.mono.refreshes <= refreshes)
-		return raw_fail(i, "cyclock_resync() did not resync; refreshes ", refreshes, "");
+	if (cyclock__host.mono.resyncs <= done)
+		return raw_fail(i, "cyclock_resync() did not resync; resyncs ", done, "");
 	if ((r = raw_reads(i, 1000000)))
 		return r;
 	return (held != 0) + 2 * odd;

@@ -168,10 +168,10 @@ int main(int argc, char **argv)
 		pthread_join(r[i], NULL);
 	pthread_join(w, NULL);
 	cyclock__get_info(&info);
-	printf("validate_sim_slew: %lu reads, %lu resyncs (%llu refreshes, %llu anomalies), "
+	printf("validate_sim_slew: %lu reads, %lu resyncs (%llu resyncs, %llu anomalies), "
 	       "last error %lld ns, %lu errors\n",
 	       atomic_load(&reads), atomic_load(&resyncs),
-	       (unsigned long long)info.refreshes, (unsigned long long)info.anomalies,
+	       (unsigned long long)info.resyncs, (unsigned long long)info.anomalies,
 	       (long long)info.last_err_ns, atomic_load(&errors));
 	return atomic_load(&errors) || !atomic_load(&resyncs) ? 1 : 0;
 }

@@ -143,10 +143,10 @@ int main(int argc, char **argv)
 		pthread_join(t[i], NULL);
 	after = info_now();
 	printf("validate_timeline: %s\n", cyclock_describe());
-	printf("validate_timeline: %lu reads, %lu bracket checks, %lu resyncs (%llu refreshes, "
+	printf("validate_timeline: %lu reads, %lu bracket checks, %lu resyncs (%llu resyncs, "
 	       "%llu anomalies), %lu errors\n",
 	       atomic_load(&reads), atomic_load(&brackets), atomic_load(&resyncs),
-	       (unsigned long long)(after.refreshes - before.refreshes),
+	       (unsigned long long)(after.resyncs - before.resyncs),
 	       (unsigned long long)(after.anomalies - before.anomalies), atomic_load(&errors));
 	/* A run that checked nothing proves nothing. */
 	if (!atomic_load(&reads) || !atomic_load(&brackets) || !atomic_load(&resyncs))

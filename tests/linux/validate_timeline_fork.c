@@ -89,9 +89,9 @@ static void child_check_resync(void)
 	cyclock__get_info(&before);
 	cyclock_resync();
 	cyclock__get_info(&after);
-	if (before.using_counter && after.refreshes <= before.refreshes)
-		child_fail("cyclock_resync() published nothing (refreshes %llu, then %llu)",
-			   (unsigned long long)before.refreshes, (unsigned long long)after.refreshes);
+	if (before.using_counter && after.resyncs <= before.resyncs)
+		child_fail("cyclock_resync() published nothing (resyncs %llu, then %llu)",
+			   (unsigned long long)before.resyncs, (unsigned long long)after.resyncs);
 }
 
 /* The first cyclock_coarse() restarts the ticker: it must advance. */

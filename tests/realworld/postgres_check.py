@@ -20,8 +20,8 @@ run under libcyclock-preload.so, and checks what a user of the server sees:
             client's CLOCK_MONOTONIC round trip
 
 Every check but the warm sessions' runs on fresh connections: a backend
-forked from an idle postmaster is where a stale timeline shows.  Prints
-the figures, one line each, and "FAIL ..." lines; exits 0 if all hold, 1
+forked from an idle postmaster is where a timeline long past its horizon
+shows.  Prints the figures, one line each, and "FAIL ..." lines; exits 0 if all hold, 1
 otherwise.  The client (this process) must not run under the preload: its
 clock is the kernel's.
 
@@ -380,8 +380,8 @@ class Checker:
             cur.execute(STAMP_SQL)
         conn.close()
         if self.args.idle > 0:
-            # Leave the postmaster idle: its timeline goes stale while the
-            # kernel's clock changes rate (under kflip).
+            # Leave the postmaster idle: its timeline goes past its horizon
+            # while the kernel's clock changes rate (under kflip).
             time.sleep(self.args.idle)
         if not self.check_preload():
             return 1

@@ -5,7 +5,7 @@
 # postmaster's environment, so that every backend forked from it reads its
 # clocks from cyclock.  The postmaster is left idle while kflip runs the
 # kernel's clock fast (ADJ_FREQUENCY +500 ppm), so that the timeline a fresh
-# backend inherits from it is stale, then postgres_check.py compares what
+# backend inherits from it is long past its horizon, then postgres_check.py compares what
 # sessions see with the client's (the kernel's) clock: fresh connections'
 # first now()/clock_timestamp(), clock_timestamp() under an advisory lock in
 # lock order, the log written under the lock, pg_sleep, statement_timeout and

@@ -115,7 +115,7 @@ static void print_trust(const struct cyclock__info *in)
 	else
 		printf("trusted         no, the kernel's clocks are used: %s\n", in->why);
 	printf("                init took %.2f ms; %llu resyncs, %llu anomalies so far\n",
-	       (double)in->init_ns / 1e6, (unsigned long long)in->refreshes,
+	       (double)in->init_ns / 1e6, (unsigned long long)in->resyncs,
 	       (unsigned long long)in->anomalies);
 	if (in->using_counter != CYCLOCK_USING_COUNTER)
 		return;
