@@ -27,7 +27,6 @@
 #define CYCLOCK_FRESH_NS (500 * NSEC_PER_USEC)       /* a fresh segment's horizon */
 #define CYCLOCK_FRESH_MARGIN_NS (50 * NSEC_PER_USEC) /* confirmed only this far inside it */
 #define CYCLOCK_CAP_NS (20 * NSEC_PER_USEC)           /* kernel mode's floor stops this far past the writer */
-#define CYCLOCK_TOL_NS (1 * NSEC_PER_USEC)            /* past a horizon, the lead over the kernel, at most */
 #define CYCLOCK_MAX_SLEW 1e-3                        /* frequency corrections: +-1000 ppm */
 #define CYCLOCK_FOLLOW_PPM 1000.0                    /* rate changes larger go to kernel mode */
 #define CYCLOCK_STEADY_PPM 10.0                      /* two windows this close: steady */

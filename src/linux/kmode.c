@@ -20,8 +20,10 @@ static uint64_t below_kernel(const struct cyclock__sample *s)
 /*
  * The ceiling of @v's function up to v->until; after the counter went
  * wrong, only what its readers can have handed out: up to the horizon,
- * and past it no more than the kernel's clock now plus the tolerance
- * (readers past the horizon check the counter against the kernel first).
+ * and past it no more than the kernel's clock now (readers past the
+ * horizon check the counter against the kernel first; one that waited for
+ * this writer and read the kernel later has its own value covered by every
+ * later kernel-mode read, which reads the kernel again).
  */
 static uint64_t wrong_ceil(const struct cyclock__segv *v, clockid_t id, bool counter_wrong)
 {

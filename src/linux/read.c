@@ -12,8 +12,9 @@
  * little before the segment's start (a relaxed read that ran early)
  * converts with the previous slope; one past the segment's horizon
  * resyncs and reads again from the new segment, or, if another thread is
- * resyncing, extrapolates at the segment's low slope, no further ahead of
- * the kernel than the tolerance (cyclock/timeline.h says why that is safe).
+ * resyncing, extrapolates at the segment's low slope, never ahead of the
+ * kernel's clock unless the horizon's value is (waiting_value() says why
+ * that is safe).
  * Only kernel mode returns the kernel's clock: a counter-mode read never
  * does, so no value of the kernel's can be above a segment published
  * after it (docs/hosted.md).
@@ -58,7 +59,7 @@ static uint64_t with_offset(uint64_t ns, const struct cyclock__segv *v, unsigned
  * ceiling (KERNEL), or what the last counter segment would have handed
  * out at this counter, up to its ceiling (KERNEL_FN; and an unconfirmed
  * fresh segment past its horizon, with no ceiling), and past its horizon
- * no more than @k plus the tolerance (cyclock__floor_cap()).  Never below
+ * no more than @k or the horizon's value (cyclock__floor_cap()).  Never below
  * a value the counter handed out before, since that segment's readers
  * stopped at its ceiling and followed it below.
  */
@@ -81,14 +82,18 @@ static uint64_t kernel_value(const struct cyclock__segv *v, uint64_t k, unsigned
 
 /*
  * Past the horizon, while another thread resyncs: the low slope's value,
- * capped at the kernel's clock plus CYCLOCK_TOL_NS, or at the horizon's
- * value where that is more (the fast path handed that out, and the cap
- * must not take it back).  A counter that leaped (a suspend, a migration)
- * must not hand out its time meanwhile, and the cap only grows with the
- * kernel's clock, so it never takes back a value given before.  The
- * kernel's reading is taken after the counter's: a reader preempted in
- * between only raises its cap.  Kernel mode's floor is capped the same
- * way (cyclock__floor_cap()), so it is at least every value given here.
+ * capped at the kernel's clock, or at the horizon's value where that is
+ * more (the fast path handed that out, and the cap must not take it
+ * back).  A counter that leaped (a suspend, a migration) must not hand
+ * out its time meanwhile, and the cap only grows with the kernel's clock,
+ * so it never takes back a value given before.  The kernel's reading is
+ * taken after the counter's: a reader preempted in between only raises
+ * its cap.  Every read after this one is at least it: a segment that
+ * continues this one starts at or above the low slope's value; kernel
+ * mode returns at least its own, later, reading of the kernel's clock and
+ * a floor at least the horizon's value.  No allowance above the kernel's
+ * clock is safe: kernel mode's floor is set from the writer's own kernel
+ * reading, which may be earlier than this one.
  */
 static uint64_t waiting_value(const struct cyclock__segv *v, uint64_t cyc, unsigned int kind)
 {

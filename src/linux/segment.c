@@ -116,21 +116,18 @@ uint64_t cyclock__seg_horizon(const struct cyclock__segv *v, uint32_t shift)
 /*
  * @floor capped at what @v's readers can have handed out past its
  * horizon: a reader there waiting for another's resync returns no more
- * than the kernel's clock it read plus CYCLOCK_TOL_NS, or the horizon's
- * value where that is more (read.c's waiting_value(), which is this cap
- * too), and every such reading that happened before a reader's own
- * kernel reading @k is at most @k plus that.  So a kernel that slowed
- * while nobody read (a long pause) does not leave the floor, the old
- * function's low slope over the pause, milliseconds ahead of it, nor even
- * a timer slack ahead.  @floor, @k and the horizon's value @horizon are on
- * one clock.
+ * than the kernel's clock it read, or the horizon's value where that is
+ * more (read.c's waiting_value(), which is this cap too), and every such
+ * reading that happened before a reader's own kernel reading @k is at most
+ * max(@k, horizon).  So a kernel that slowed while nobody read (a long
+ * pause) does not leave the floor, the old function's low slope over the
+ * pause, milliseconds ahead of it, nor even a timer slack ahead.  @floor,
+ * @k and the horizon's value @horizon are on one clock.
  */
 uint64_t cyclock__floor_cap(uint64_t floor, uint64_t horizon, uint64_t k)
 {
-	uint64_t cap = k + CYCLOCK_TOL_NS;
+	uint64_t cap = k > horizon ? k : horizon;
 
-	if (cap < horizon)
-		cap = horizon;
 	return floor < cap ? floor : cap;
 }
 

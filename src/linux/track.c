@@ -52,8 +52,8 @@ static struct cyclock__segv fresh_segment(const struct cyclock__track *tr,
 	v.cyc = s->lo + s->width;
 	/* From here the fresh slope is at least any @old's readers follow.
 	 * Its function's floor is capped as its readers' was (kernel_value()):
-	 * one that returned the cap, k_r plus the tolerance, read a kernel
-	 * clock k_r below the fresh segment's at the same counter, since it
+	 * one that returned the cap, its kernel reading k_r, read a kernel
+	 * clock below the fresh segment's at the same counter, since it
 	 * starts at or above the kernel's (@k) and rises faster. */
 	floor = cyclock__seg_floor(old, cyclock__host.shift, v.cyc);
 	if (old->mode != CYCLOCK__MODE_KERNEL)
@@ -165,7 +165,12 @@ static uint64_t correction_span(const struct cyclock__track *tr, uint64_t at_ns,
  * the horizon follow the low slope), so that a lead @cur's extrapolation
  * gathered past its horizon, where nobody read it (a process idle for a
  * second on a young rate estimate is 10 us ahead), is not slewed back
- * over tens of milliseconds.
+ * over tens of milliseconds.  "What @cur can have handed out" is its low
+ * slope uncapped: a waiting reader's cap is its own kernel reading, which
+ * may be later than this writer's sample, so the writer cannot bound it
+ * tighter.  A kernel that slowed without adjtimex saying so (adjtime())
+ * can thus leave a segment up to 100 us ahead (leave_counter()'s bound)
+ * for one interval, and slewed back after; kernel mode has no such lead.
  */
 static void next_segment(struct cyclock__track *tr, const struct cyclock__segv *cur,
 			 const struct cyclock__sample *s, uint64_t cw, const uint64_t off[2])

@@ -181,6 +181,40 @@ static void stalled_writer_ahead(void **state)
 		      " ahead at the horizon: in order, back within 1 us\n", POINTS);
 }
 
+/*
+ * The counter leaps 10 ms ahead; the next read is the writer, which
+ * leaves the counter for the kernel's clock (the counter disagreed), and
+ * is stalled at each step in turn while others read every 10 us.  Those
+ * readers wait past the horizon, where the leaped counter must not be
+ * handed out: they get the kernel's clock they read, or the horizon's
+ * value.  Kernel mode's floor, set from the writer's own reading of the
+ * kernel, earlier, must not undercut them: a read right after the
+ * writer's (no time between) returns at least what they returned.
+ */
+static void stalled_writer_leap(void **state)
+{
+	(void)state;
+	for (unsigned long k = 0; k < POINTS; k++) {
+		sim_start(RATE, RATE, true, true);
+		memset(seen, 0, sizeof(seen));
+		hook_bound = 100 * US;
+		converge(200 * MS);
+		w.t += 3 * MS;
+		w_counter_jump(10 * (int64_t)MS);
+		w.hook = quick_readers;
+		w.hook_at = w_calls() + k;
+		for (int c = 0; c < NCLOCKS; c++)
+			(void)sim_read((enum which)c); /* the writer: overlaps the others */
+		w.hook = NULL;
+		read_checked("a reader right after the writer");
+		converge(300 * MS);
+		hook_bound = GOOD_NS;
+		converge(10 * MS);
+	}
+	print_message("  a writer stalled 200 us at each of its first %d seam calls after the"
+		      " counter leaped 10 ms: in order, back within 1 us\n", POINTS);
+}
+
 /* ---- an idle parent's fork child ---- */
 
 static void idle_parent_child(void **state)
@@ -212,6 +246,7 @@ int main(void)
 		cmocka_unit_test(preempted_before_start),
 		cmocka_unit_test(stalled_writer),
 		cmocka_unit_test(stalled_writer_ahead),
+		cmocka_unit_test(stalled_writer_leap),
 		cmocka_unit_test(idle_parent_child),
 	};
 
