@@ -129,9 +129,15 @@ cyclock__junit_counts() {
 # cyclock_skipped from that report, and cyclock_note.  A failed configure or
 # build counts as one failure; so does a ctest that fails with no failed test.
 cyclock_stage() {
-	local name=$1 rel=$2 dir=$CYCLOCK_ROOT/$2 ctest_args=$3 rc=0
+	local name=$1 rel=$2 dir=$CYCLOCK_ROOT/$2 ctest_args=$3 rc=0 v
 	shift 3
 	cyclock_passed=0 cyclock_failed=0 cyclock_skipped=0 cyclock_note=""
+	# --output-junit is CTest 3.21's (Debian 12 has 3.25).
+	v=$(ctest --version | sed -n '1s/^ctest version \([0-9]*\.[0-9]*\).*/\1/p')
+	if [[ $(printf '%s\n' 3.21 "$v" | sort -V | head -1) != 3.21 ]]; then
+		cyclock_failed=1 cyclock_note="ctest ${v:-?}: 3.21 or later needed"
+		return 0
+	fi
 	echo "==== $name: configure and build ($rel)"
 	if ! { cmake -S "$CYCLOCK_ROOT" -B "$dir" "$@" && cmake --build "$dir" -j "$CYCLOCK_JOBS"; }; then
 		cyclock_failed=1 cyclock_note="configure/build failed"

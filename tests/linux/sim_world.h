@@ -127,7 +127,7 @@ static inline void w_maybe_preempt(void)
 	}
 }
 
-/* The seam (cyclock/arch/sim.h, cyclock/timeline.h). */
+/* The seam (cyclock/arch/sim.h). */
 uint64_t cyclock_sim_counter(void)
 {
 	w_maybe_preempt();

@@ -6,7 +6,7 @@
  * resync.  The tests run in the order listed in main(): the bad-flags one
  * comes before anything initialises the library, and the ticker one
  * before anything reads cyclock_coarse().  Concurrency, signals and fork
- * are in stress_*.c; the environment in test_source_env.c.
+ * are in validate_*.c; the environment in test_source_env.c.
  */
 #define _GNU_SOURCE /* strcasestr */
 #include <dirent.h>

@@ -39,7 +39,7 @@ static atomic_bool stop;
 static _Atomic uint64_t published;
 static atomic_ulong reads, resyncs, errors;
 
-/* The simulation seam (arch/sim.h, cyclock/timeline.h): thread-safe, since
+/* The simulation seam (cyclock/arch/sim.h): thread-safe, since
  * both are pure functions of the real counter and the real raw clock. */
 uint64_t cyclock_sim_counter(void)
 {
@@ -168,7 +168,7 @@ int main(int argc, char **argv)
 		pthread_join(r[i], NULL);
 	pthread_join(w, NULL);
 	cyclock__get_info(&info);
-	printf("validate_sim_slew: %lu reads, %lu resyncs (%llu resyncs, %llu anomalies), "
+	printf("validate_sim_slew: %lu reads, %lu resync calls (%llu resyncs, %llu anomalies), "
 	       "last error %lld ns, %lu errors\n",
 	       atomic_load(&reads), atomic_load(&resyncs),
 	       (unsigned long long)info.resyncs, (unsigned long long)info.anomalies,

@@ -143,7 +143,7 @@ int main(int argc, char **argv)
 		pthread_join(t[i], NULL);
 	after = info_now();
 	printf("validate_timeline: %s\n", cyclock_describe());
-	printf("validate_timeline: %lu reads, %lu bracket checks, %lu resyncs (%llu resyncs, "
+	printf("validate_timeline: %lu reads, %lu bracket checks, %lu resync calls (%llu resyncs, "
 	       "%llu anomalies), %lu errors\n",
 	       atomic_load(&reads), atomic_load(&brackets), atomic_load(&resyncs),
 	       (unsigned long long)(after.resyncs - before.resyncs),

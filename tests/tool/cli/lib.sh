@@ -31,15 +31,18 @@ cli_fail() {
 }
 
 # cli_expect_error RC PATTERN ARGS...: the tool exits RC with nothing on
-# standard output and exactly one line on standard error matching PATTERN.
+# standard output and exactly one line on standard error matching
+# "^cyclock: .*PATTERN", or PATTERN itself if it starts with "^".
 cli_expect_error() {
-	local want=$1 pattern=$2
+	local want=$1 pattern=$2 re
 	shift 2
+	re="^cyclock: .*$pattern"
+	[[ $pattern == ^* ]] && re=$pattern
 	cli_run "$@"
 	((rc == want)) || cli_fail "'$*': exit $rc, want $want"
 	[[ ! -s $out ]] || cli_fail "'$*': wrote to stdout: $(head -c 200 "$out")"
 	(($(wc -l <"$err") == 1)) || cli_fail "'$*': stderr is not one line: $(cat "$err")"
-	grep -qE "^cyclock: .*$pattern" "$err" || cli_fail "'$*': stderr '$(cat "$err")' !~ $pattern"
+	grep -qE "$re" "$err" || cli_fail "'$*': stderr '$(cat "$err")' !~ $re"
 }
 
 # cli_bench SCENARIO JSON ARGS...: runs "cyclock bench" on SCENARIO with

@@ -60,7 +60,7 @@ expect_error 2 'two files'
 expect_error 2 'unknown option' --frobnicate "$D/compare_base.json" "$D/compare_new.json"
 expect_error 2 'threshold' --threshold -3 "$D/compare_base.json" "$D/compare_new.json"
 expect_error 2 'needs a value' "$D/compare_base.json" "$D/compare_new.json" --threshold
-expect_error 3 "$T/absent.json: No such file or directory\$" \
+expect_error 3 "^cyclock: $T/absent.json: No such file or directory\$" \
 	"$D/compare_base.json" "$T/absent.json"
 expect_error 3 'compare_malformed.json: not JSON: line 5' \
 	"$D/compare_base.json" "$D/compare_malformed.json"
@@ -72,7 +72,7 @@ expect_error 3 'json_negative.json: benchmarks\[1\]: "real_time" is negative' \
 expect_error 3 'json_notnumber.json: benchmarks\[3\]: "real_time" is not a number' \
 	"$D/compare_base.json" "$D/json_notnumber.json"
 expect_error 3 'Is a directory' "$D/compare_base.json" "$D"
-expect_error 3 "mismatched: no benchmark in common between $D/compare_base.json and $D/compare_other.json\$" \
+expect_error 3 "^cyclock: mismatched: no benchmark in common between $D/compare_base.json and $D/compare_other.json\$" \
 	"$D/compare_base.json" "$D/compare_other.json"
 
 # Google Benchmark's own output, from Debian's libbenchmark-tools.

@@ -29,7 +29,7 @@ if ! bench $clocks --json "$T/run.json" --csv "$T/run.csv" >"$T/bench.out" 2>"$T
 	}
 fi
 [ -s "$T/run.json" ] || cli_fail "bench --json wrote no file"
-ls "$T" | grep -q '\.tmp' && cli_fail "a temporary was left: $(ls "$T")"
+compgen -G "$T/*.tmp*" >/dev/null && cli_fail "a temporary was left: $(ls "$T")"
 
 # The schema: Google Benchmark's keys on every entry (cv, a percentage,
 # has no time_unit, as in Google Benchmark), its context keys, iterations
@@ -113,6 +113,6 @@ grep -q "^cyclock: $T/keep.json: File too large\$" "$T/err" || cli_fail "file si
 mkdir -p "$T/adir"
 bench $clocks --csv "$T/adir" >/dev/null 2>"$T/err" && cli_fail "--csv over a directory succeeded"
 grep -q "^cyclock: $T/adir: Is a directory\$" "$T/err" || cli_fail "over a directory: $(cat "$T/err")"
-ls "$T" | grep -q '\.tmp' && cli_fail "a temporary was left: $(ls "$T")"
+compgen -G "$T/*.tmp*" >/dev/null && cli_fail "a temporary was left: $(ls "$T")"
 
 cli_done
