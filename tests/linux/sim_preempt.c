@@ -127,56 +127,75 @@ static void stalled_writer(void **state)
 	}
 }
 
-/*
- * The kernel slows by 10% (tick 9000) inside a segment, and a read just
- * before the horizon hands out the segment's value there, by then up to
- * 200 us ahead of the kernel.  The first read past the horizon is the
- * writer, stalled at each step in turn while others read every 10 us; the
- * readers that wait for it must return at least that value: their cap at the kernel's clock is
- * never below the horizon's value.  The writer's own value is checked
- * against what was handed out before its call began (the others' reads
- * overlap it).
- */
 static void quick_readers(void)
 {
 	others_read(20, 10 * US); /* well inside the lead */
 }
 
-static void stalled_writer_ahead(void **state)
+/* The writer's reads: each at least what was handed out before its call
+ * began (@before); the others' reads, in its stall, overlap it. */
+static void writer_read_checked(const uint64_t before[NCLOCKS])
+{
+	for (int c = 0; c < NCLOCKS; c++) {
+		struct reading r = sim_read((enum which)c);
+
+		if (r.v < before[c])
+			fail_msg("the writer: %s went back by %" PRIu64 " ns (preempted at call %lu)",
+				 clock_name[c], before[c] - r.v, w.hook_at);
+		seen[c] = r.v > seen[c] ? r.v : seen[c];
+	}
+}
+
+/*
+ * One case of the two below, at each of the writer's first POINTS seam
+ * calls: converge, @setup (which ends just past a horizon), then the
+ * writer, stalled while others read every 10 us, then a read right after
+ * it (no time between), then converge again.
+ */
+static void stalled_writer_case(void (*setup)(void), int64_t bound, bool adj_says)
 {
 	uint64_t before[NCLOCKS];
 
-	(void)state;
 	for (unsigned long k = 0; k < POINTS; k++) {
-		struct cyclock__segv v;
-
 		sim_start(RATE, RATE, true, true);
-		w.adj_says = true;
+		w.adj_says = adj_says;
 		memset(seen, 0, sizeof(seen));
-		hook_bound = 2 * MS;
+		hook_bound = bound;
 		converge(200 * MS);
-		v = cyclock__seg_load(&cyclock__mono);
-		w_kernel_rate(9000, 0);
-		w.t += (v.cyc + v.horizon - w_cyc_at(w.t)) * SEC / RATE - 2 * US;
-		read_checked("a reader before the horizon");
-		w.t += 4 * US;
+		setup();
 		memcpy(before, seen, sizeof(before));
 		w.hook = quick_readers;
 		w.hook_at = w_calls() + k;
-		for (int c = 0; c < NCLOCKS; c++) {
-			struct reading r = sim_read((enum which)c);
-
-			if (r.v < before[c])
-				fail_msg("the writer: %s went back by %" PRIu64 " ns (preempted at call"
-					 " %lu)",
-					 clock_name[c], before[c] - r.v, w.hook_at);
-			seen[c] = r.v > seen[c] ? r.v : seen[c];
-		}
+		writer_read_checked(before);
 		w.hook = NULL;
+		read_checked("a reader right after the writer");
 		converge(300 * MS);
 		hook_bound = GOOD_NS;
 		converge(10 * MS);
 	}
+}
+
+/*
+ * The kernel slows by 10% (tick 9000) inside a segment, and a read just
+ * before the horizon hands out the segment's value there, by then up to
+ * 200 us ahead of the kernel.  The first read past the horizon is the
+ * writer; the readers that wait for it must return at least that value:
+ * their cap at the kernel's clock is never below the horizon's value.
+ */
+static void slower_before_the_horizon(void)
+{
+	struct cyclock__segv v = cyclock__seg_load(&cyclock__mono);
+
+	w_kernel_rate(9000, 0);
+	w.t += (v.cyc + v.horizon - w_cyc_at(w.t)) * SEC / RATE - 2 * US;
+	read_checked("a reader before the horizon");
+	w.t += 4 * US;
+}
+
+static void stalled_writer_ahead(void **state)
+{
+	(void)state;
+	stalled_writer_case(slower_before_the_horizon, 2 * MS, true);
 	print_message("  a writer stalled 200 us at each of its first %d seam calls, the timeline"
 		      " ahead at the horizon: in order, back within 1 us\n", POINTS);
 }
@@ -189,28 +208,18 @@ static void stalled_writer_ahead(void **state)
  * handed out: they get the kernel's clock they read, or the horizon's
  * value.  Kernel mode's floor, set from the writer's own reading of the
  * kernel, earlier, must not undercut them: a read right after the
- * writer's (no time between) returns at least what they returned.
+ * writer's returns at least what they returned.
  */
+static void leap_past_the_horizon(void)
+{
+	w.t += 3 * MS;
+	w_counter_jump(10 * (int64_t)MS);
+}
+
 static void stalled_writer_leap(void **state)
 {
 	(void)state;
-	for (unsigned long k = 0; k < POINTS; k++) {
-		sim_start(RATE, RATE, true, true);
-		memset(seen, 0, sizeof(seen));
-		hook_bound = 100 * US;
-		converge(200 * MS);
-		w.t += 3 * MS;
-		w_counter_jump(10 * (int64_t)MS);
-		w.hook = quick_readers;
-		w.hook_at = w_calls() + k;
-		for (int c = 0; c < NCLOCKS; c++)
-			(void)sim_read((enum which)c); /* the writer: overlaps the others */
-		w.hook = NULL;
-		read_checked("a reader right after the writer");
-		converge(300 * MS);
-		hook_bound = GOOD_NS;
-		converge(10 * MS);
-	}
+	stalled_writer_case(leap_past_the_horizon, 100 * US, false);
 	print_message("  a writer stalled 200 us at each of its first %d seam calls after the"
 		      " counter leaped 10 ms: in order, back within 1 us\n", POINTS);
 }
