@@ -15,9 +15,10 @@
  * resyncing, extrapolates at the segment's low slope, never ahead of the
  * kernel's clock unless the horizon's value is (waiting_value() says why
  * that is safe).
- * Only kernel mode returns the kernel's clock: a counter-mode read never
- * does, so no value of the kernel's can be above a segment published
- * after it (docs/hosted.md).
+ * Only kernel mode returns the kernel's clock unbounded; a waiting
+ * reader's cap returns it only below the low slope's value, which every
+ * later segment is at or above, so no value of the kernel's can be above
+ * a segment published after it (docs/hosted.md).
  */
 #define _GNU_SOURCE
 #include "internal.h"
