@@ -18,10 +18,10 @@ import sys
 
 def fmt_ns(ns):
     """ns as the tool's tables print it: three significant digits."""
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3), ("ns", 1)):
-        if ns >= scale or unit == "ns":
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if ns >= scale:
             return f"{ns / scale:#.3g}".rstrip(".") + f" {unit}"
-    return ""
+    return f"{ns:#.3g}".rstrip(".") + " ns"
 
 
 def count(n):
