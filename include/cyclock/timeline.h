@@ -81,7 +81,7 @@ struct cyclock__seg_ext {
 	struct cyclock_u64 recheck_cyc; /* kernel mode: look again from here */
 	CYCLOCK_ATOMIC(uint32_t) mode;  /* CYCLOCK__MODE_* */
 	CYCLOCK_ATOMIC(uint32_t) fresh;
-	CYCLOCK_ATOMIC(uint32_t) fn_horizon; /* the counter function's horizon_cyc (0: kernel mode) */
+	CYCLOCK_ATOMIC(uint32_t) fn_horizon_cyc; /* the counter function's horizon_cyc (0: kernel mode) */
 };
 
 /* Zero (a timeline nobody has started) is kernel mode with floor 0.

@@ -72,10 +72,11 @@ struct cyclock__offsets {
 struct cyclock__segv {
 	uint64_t cyc, ns;
 	uint64_t off_real, off_boot;
-	uint32_t frac, horizon, mult, mult_prev, mult_rate; /* horizon: the middle piece's length */
+	uint32_t frac, horizon_cyc, mult, mult_prev, mult_rate; /* the middle piece's length */
 	uint64_t ceil, until, recheck;  /* struct cyclock__seg_ext */
 	uint64_t below;                 /* raises cyclock__coarse.below at the publish */
-	uint32_t mode, fresh, fn_horizon; /* the function's horizon (horizon is 0 in kernel mode) */
+	/* fn_horizon_cyc: the function's horizon_cyc (which kernel mode sets to 0) */
+	uint32_t mode, fresh, fn_horizon_cyc;
 };
 
 /* A timeline's controller: writer-only. */

@@ -67,7 +67,7 @@ void cyclock__enter_kernel(struct cyclock__track *tr, const struct cyclock__segv
 	tr->win_rate = 0;
 	tr->strikes = 0;
 	v.mode = counter_wrong ? CYCLOCK__MODE_KERNEL : CYCLOCK__MODE_KERNEL_FN;
-	v.horizon = 0; /* every read to the slow path; the function keeps fn_horizon */
+	v.horizon_cyc = 0; /* every read to the slow path; the function keeps fn_horizon_cyc */
 	v.fresh = 0;
 	v.recheck = cw + cyclock__host.recheck_cyc;
 	v.below = below_kernel(s);

@@ -124,7 +124,7 @@ static bool serves_kernel(const struct cyclock__timeline *tl, const struct cyclo
 {
 	if (v->mode != CYCLOCK__MODE_COUNTER)
 		return true;
-	return v->fresh && cyc - v->cyc >= v->horizon && (int64_t)(cyc - v->cyc) >= 0 &&
+	return v->fresh && cyc - v->cyc >= v->horizon_cyc && (int64_t)(cyc - v->cyc) >= 0 &&
 	       !cyclock__seg_trusted(tl, v, seq);
 }
 
@@ -163,7 +163,7 @@ static uint64_t timeline_slow(unsigned int kind)
 				continue;
 			return with_offset(v.ns, &v, kind);
 		}
-		if ((int64_t)delta < 0 || delta < v.horizon) {
+		if ((int64_t)delta < 0 || delta < v.horizon_cyc) {
 			cyclock__seg_at(&v, cyclock__host.shift, cyc, &ns, &frac);
 			return with_offset(ns, &v, kind);
 		}

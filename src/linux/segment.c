@@ -24,7 +24,7 @@ struct cyclock__segv cyclock__seg_load(const struct cyclock__timeline *tl)
 		v.ns = cyclock__load64(&s->epoch_ns);
 		v.off_real = cyclock__load64(&s->off_real);
 		v.off_boot = cyclock__load64(&s->off_boot);
-		v.horizon = atomic_load_explicit(&s->horizon_cyc, memory_order_relaxed);
+		v.horizon_cyc = atomic_load_explicit(&s->horizon_cyc, memory_order_relaxed);
 		v.mult = atomic_load_explicit(&s->mult, memory_order_relaxed);
 		v.mult_prev = atomic_load_explicit(&s->mult_prev, memory_order_relaxed);
 		v.mult_rate = atomic_load_explicit(&s->mult_rate, memory_order_relaxed);
@@ -32,7 +32,7 @@ struct cyclock__segv cyclock__seg_load(const struct cyclock__timeline *tl)
 		v.ceil = cyclock__load64(&tl->ext[seq & 1].ceil);
 		v.until = cyclock__load64(&tl->ext[seq & 1].until_cyc);
 		v.recheck = cyclock__load64(&tl->ext[seq & 1].recheck_cyc);
-		v.fn_horizon = atomic_load_explicit(&tl->ext[seq & 1].fn_horizon, memory_order_relaxed);
+		v.fn_horizon_cyc = atomic_load_explicit(&tl->ext[seq & 1].fn_horizon_cyc, memory_order_relaxed);
 		v.mode = atomic_load_explicit(&tl->ext[seq & 1].mode, memory_order_relaxed);
 		v.fresh = atomic_load_explicit(&tl->ext[seq & 1].fresh, memory_order_relaxed);
 	} while (cyclock__latch_retry(&tl->seq, seq));
@@ -64,9 +64,9 @@ void cyclock__seg_at(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc
 	*ns = v->ns;
 	*frac = v->frac;
 	if ((int64_t)delta >= 0) {
-		forward(ns, frac, delta < v->horizon ? delta : v->horizon, v->mult, shift);
-		if (delta > v->horizon)
-			forward(ns, frac, delta - v->horizon, v->mult_rate, shift);
+		forward(ns, frac, delta < v->horizon_cyc ? delta : v->horizon_cyc, v->mult, shift);
+		if (delta > v->horizon_cyc)
+			forward(ns, frac, delta - v->horizon_cyc, v->mult_rate, shift);
 		return;
 	}
 	t = (u128)(v->cyc - cyc) * v->mult_prev;
@@ -95,13 +95,13 @@ uint64_t cyclock__seg_handed(const struct cyclock__segv *v, uint32_t shift, uint
 	uint64_t ns = v->ns, past;
 	uint32_t frac = v->frac;
 
-	f.horizon = v->fn_horizon;
-	if (cyc - v->cyc < f.horizon || (int64_t)(cyc - v->cyc) < 0) {
+	f.horizon_cyc = v->fn_horizon_cyc;
+	if (cyc - v->cyc < f.horizon_cyc || (int64_t)(cyc - v->cyc) < 0) {
 		cyclock__seg_at(&f, shift, cyc, &ns, &frac);
 		return ns;
 	}
-	forward(&ns, &frac, f.horizon, v->mult, shift);
-	past = ((int64_t)(cyc - v->until) < 0 ? cyc : v->until) - v->cyc - f.horizon;
+	forward(&ns, &frac, f.horizon_cyc, v->mult, shift);
+	past = ((int64_t)(cyc - v->until) < 0 ? cyc : v->until) - v->cyc - f.horizon_cyc;
 	if ((int64_t)past > 0)
 		forward(&ns, &frac, past, cyclock__mult_low(v->mult_rate), shift);
 	return ns;
@@ -110,7 +110,7 @@ uint64_t cyclock__seg_handed(const struct cyclock__segv *v, uint32_t shift, uint
 /* The most the middle piece hands out: its value at the horizon. */
 uint64_t cyclock__seg_horizon(const struct cyclock__segv *v, uint32_t shift)
 {
-	return cyclock__seg_handed(v, shift, v->cyc + v->fn_horizon);
+	return cyclock__seg_handed(v, shift, v->cyc + v->fn_horizon_cyc);
 }
 
 /*
@@ -174,14 +174,14 @@ static void write_copy(struct cyclock__timeline *tl, unsigned int i, const struc
 	cyclock__store64(&s->epoch_k, v->frac - v->cyc * v->mult);
 	cyclock__store64(&s->off_real, v->off_real);
 	cyclock__store64(&s->off_boot, v->off_boot);
-	atomic_store_explicit(&s->horizon_cyc, v->horizon, memory_order_relaxed);
+	atomic_store_explicit(&s->horizon_cyc, v->horizon_cyc, memory_order_relaxed);
 	atomic_store_explicit(&s->mult, v->mult, memory_order_relaxed);
 	atomic_store_explicit(&s->mult_prev, v->mult_prev, memory_order_relaxed);
 	atomic_store_explicit(&s->mult_rate, v->mult_rate, memory_order_relaxed);
 	cyclock__store64(&tl->ext[i].ceil, v->ceil);
 	cyclock__store64(&tl->ext[i].until_cyc, v->until);
 	cyclock__store64(&tl->ext[i].recheck_cyc, v->recheck);
-	atomic_store_explicit(&tl->ext[i].fn_horizon, v->fn_horizon, memory_order_relaxed);
+	atomic_store_explicit(&tl->ext[i].fn_horizon_cyc, v->fn_horizon_cyc, memory_order_relaxed);
 	atomic_store_explicit(&tl->ext[i].mode, v->mode, memory_order_relaxed);
 	atomic_store_explicit(&tl->ext[i].fresh, v->fresh, memory_order_relaxed);
 }

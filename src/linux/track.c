@@ -62,7 +62,7 @@ static struct cyclock__segv fresh_segment(const struct cyclock__track *tr,
 	v.frac = 0;
 	v.mult = cyclock__mult_of(tr->rate * (1 + 2e-6 * CYCLOCK_STEADY_PPM));
 	v.mult_prev = v.mult_rate = cyclock__mult_of(tr->rate);
-	v.horizon = v.fn_horizon = (uint32_t)cyclock__host.fresh_cyc;
+	v.horizon_cyc = v.fn_horizon_cyc = (uint32_t)cyclock__host.fresh_cyc;
 	v.until = v.cyc + FAR;
 	v.mode = CYCLOCK__MODE_COUNTER;
 	v.fresh = 1;
@@ -76,7 +76,7 @@ void cyclock__track_publish(struct cyclock__track *tr, const struct cyclock__seg
 {
 	cyclock__publish(tr->tl, v);
 	if (v->fresh && cyclock__ordered() - v->cyc <
-				v->horizon - cyclock__host.fresh_margin_cyc)
+				v->horizon_cyc - cyclock__host.fresh_margin_cyc)
 		atomic_store_explicit(&tr->tl->confirmed,
 				      atomic_load_explicit(&tr->tl->seq, memory_order_relaxed),
 				      memory_order_release);
@@ -185,7 +185,7 @@ static void next_segment(struct cyclock__track *tr, const struct cyclock__segv *
 	next.off_boot = off[1];
 	next.fresh = 0;
 	next.cyc = cw;
-	next.mult_prev = cw == cur->cyc + cur->horizon ? cur->mult : cur->mult_rate;
+	next.mult_prev = cw == cur->cyc + cur->horizon_cyc ? cur->mult : cur->mult_rate;
 	cyclock__seg_at(cur, cyclock__host.shift, cw, &next.ns, &next.frac);
 	if (k_low > hand + CYCLOCK_STEP_NS && k_low > next.ns) {
 		next.ns = s->ns + (uint64_t)((double)(int64_t)(cw - s->cyc) * tr->rate);
@@ -194,7 +194,7 @@ static void next_segment(struct cyclock__track *tr, const struct cyclock__segv *
 		next.ns = k_low > hand ? k_low : hand;
 		next.frac = 0;
 	}
-	next.horizon = next.fn_horizon = (uint32_t)tr->interval;
+	next.horizon_cyc = next.fn_horizon_cyc = (uint32_t)tr->interval;
 	next.mult = aim(tr, s, cw, next.ns, next.frac, correction_span(tr, next.ns, s, cw), low);
 	next.mult_rate = cyclock__mult_of(tr->rate) < low ? low : cyclock__mult_of(tr->rate);
 	next.until = cw + FAR;
@@ -255,7 +255,7 @@ static void track_resync(struct cyclock__track *tr, const struct cyclock__sample
 		cyclock__enter_kernel(tr, &cur, s, cw, true, "the counter went back");
 		return;
 	}
-	if ((int64_t)(cw - cur.cyc - cur.horizon) < 0) {
+	if ((int64_t)(cw - cur.cyc - cur.horizon_cyc) < 0) {
 		/* Before the horizon (cyclock_resync()): the same function, new
 		 * offsets; a fresh one confirmed is now an ordinary one. */
 		if (cyclock__seg_trusted(tr->tl, &cur, seq))
@@ -274,7 +274,7 @@ static void track_resync(struct cyclock__track *tr, const struct cyclock__sample
 	 * must not take that for the counter's error), and the drift the
 	 * rate's may have gathered since the horizon. */
 	slack = 500 + (uint64_t)((double)s->width * tr->rate) +
-		cyclock__drift_slack(tr, cw - cur.cyc - cur.horizon);
+		cyclock__drift_slack(tr, cw - cur.cyc - cur.horizon_cyc);
 	why = leave_counter(tr, e, slack, moved, followed, &wrong);
 	if (why) {
 		cyclock__enter_kernel(tr, &cur, s, cw, wrong, why);

@@ -187,7 +187,7 @@ static void slower_before_the_horizon(void)
 	struct cyclock__segv v = cyclock__seg_load(&cyclock__mono);
 
 	w_kernel_rate(9000, 0);
-	w.t += (v.cyc + v.horizon - w_cyc_at(w.t)) * SEC / RATE - 2 * US;
+	w.t += (v.cyc + v.horizon_cyc - w_cyc_at(w.t)) * SEC / RATE - 2 * US;
 	read_checked("a reader before the horizon");
 	w.t += 4 * US;
 }

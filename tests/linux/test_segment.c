@@ -35,7 +35,7 @@ static struct cyclock__segv random_segment(uint32_t shift)
 	v.cyc = next() >> 4;
 	v.ns = next() >> 12;
 	v.frac = (uint32_t)below(1ull << shift);
-	v.horizon = (uint32_t)(1000 + below(1u << 28));
+	v.horizon_cyc = (uint32_t)(1000 + below(1u << 28));
 	v.mult = base + (uint32_t)below(base >> 10);      /* rate plus a correction */
 	v.mult_prev = base - (uint32_t)below(base >> 10);
 	v.mult_rate = base;
@@ -53,7 +53,7 @@ static struct cyclock__segv successor(const struct cyclock__segv *a, uint32_t sh
 				      uint64_t ahead)
 {
 	struct cyclock__segv b = *a;
-	uint64_t end = a->cyc + a->horizon;
+	uint64_t end = a->cyc + a->horizon_cyc;
 
 	b.cyc = cw + ahead;
 	if (cw < end && b.cyc > end)
@@ -61,7 +61,7 @@ static struct cyclock__segv successor(const struct cyclock__segv *a, uint32_t sh
 	b.mult_prev = b.cyc > end ? a->mult_rate : a->mult;
 	value(a, shift, b.cyc, &b.ns, &b.frac);
 	b.mult = a->mult_rate + (uint32_t)below(a->mult_rate >> 9) - (a->mult_rate >> 10);
-	b.horizon = (uint32_t)(1000 + below(1u << 28));
+	b.horizon_cyc = (uint32_t)(1000 + below(1u << 28));
 	return b;
 }
 
@@ -74,7 +74,7 @@ static void successor_continues_exactly(void **state)
 		struct cyclock__segv a = random_segment(shift), b;
 		uint64_t ahead = 1 + below(60000);
 		/* In the middle piece, or past it (the rate alone). */
-		uint64_t cw = a.cyc + (i & 1 ? below(a.horizon) : a.horizon + below(1u << 30));
+		uint64_t cw = a.cyc + (i & 1 ? below(a.horizon_cyc) : a.horizon_cyc + below(1u << 30));
 
 		b = successor(&a, shift, cw, ahead);
 		for (int j = 0; j < 16; j++) {
@@ -98,7 +98,7 @@ static void segment_is_monotonic(void **state)
 	for (int i = 0; i < 20000; i++) {
 		uint32_t shift = 20 + (uint32_t)below(13);
 		struct cyclock__segv v = random_segment(shift);
-		uint64_t c = v.cyc - 100000 + below(v.horizon + 200000), step = 1 + below(5000);
+		uint64_t c = v.cyc - 100000 + below(v.horizon_cyc + 200000), step = 1 + below(5000);
 		uint64_t n1, n2;
 		uint32_t f1, f2;
 
@@ -118,7 +118,7 @@ static void fast_path_form_is_exact(void **state)
 	for (int i = 0; i < 20000; i++) {
 		uint32_t shift = 20 + (uint32_t)below(13);
 		struct cyclock__segv v = random_segment(shift);
-		uint64_t c = v.cyc + below(v.horizon), k = v.frac - v.cyc * v.mult, ns;
+		uint64_t c = v.cyc + below(v.horizon_cyc), k = v.frac - v.cyc * v.mult, ns;
 		uint32_t frac;
 
 		value(&v, shift, c, &ns, &frac);
