@@ -66,7 +66,8 @@ struct cyclock__seg {
  * under the same sequence: 40 bytes (36 and padding).
  *
  * Counter mode: until_cyc is far away (a reader waiting for another
- * thread's resync follows the low slope as long as it waits).  A fresh segment
+ * thread's resync, where it cannot hand out the kernel's clock, follows
+ * the low slope as long as it waits).  A fresh segment
  * (the first after kernel mode) is trusted past its horizon only once its
  * writer has confirmed it was published in time (timeline.confirmed).
  * Kernel mode: reads return the kernel's clock, at least the floor: the

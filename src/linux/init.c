@@ -154,8 +154,7 @@ void cyclock__fork_child(void)
 	if (atomic_load(&cyclock__host.state) == INIT_BUSY)
 		atomic_store(&cyclock__host.state, cyclock__host.begun ? INIT_MEASURING : INIT_NONE);
 	if (atomic_load(&cyclock__host.writer)) {
-		cyclock__fork_child_latch(&cyclock__mono);
-		cyclock__fork_child_latch(&cyclock__raw);
+		cyclock__writer_repair();
 		atomic_store(&cyclock__host.writer, 0);
 	}
 	cyclock__coarse_fork_child();
@@ -231,7 +230,7 @@ static void publish_below(void)
 	v.off_real = cyclock__host.off_real;
 	v.off_boot = cyclock__host.off_boot;
 	v.below = cyclock__kernel_ns(CLOCK_MONOTONIC);
-	cyclock__publish(&cyclock__mono, &v);
+	cyclock__publish(&cyclock__mono, &v, NULL);
 }
 
 /*
@@ -335,8 +334,7 @@ static void take_over(unsigned int flags)
 	    !atomic_compare_exchange_strong(&cyclock__host.init_pid, &pid, me))
 		return;
 	if (atomic_load(&cyclock__host.writer) && atomic_load(&cyclock__host.writer) != me) {
-		cyclock__fork_child_latch(&cyclock__mono);
-		cyclock__fork_child_latch(&cyclock__raw);
+		cyclock__writer_repair();
 		atomic_store(&cyclock__host.writer, 0);
 	}
 	if (cyclock__host.begun)

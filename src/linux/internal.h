@@ -102,7 +102,13 @@ struct cyclock__track {
 	unsigned int streak;           /* kernel-mode spells in a row */
 	uint64_t hold_ns;              /* keep adjtimex's stated rate until then */
 	uint64_t spell_end_ns;         /* the kernel's clock when the last one ended */
+	/* The readers': the most that any waiting past a horizon handed out
+	 * from the kernel's clock (read.c's waiting_value()), sealed by the
+	 * writer while it publishes (cyclock__publish()). */
+	CYCLOCK_ATOMIC(uint64_t) handed;
 };
+
+#define CYCLOCK__HANDED_SEALED (1ull << 63) /* track.handed: a writer took it */
 
 /* Initialisation's states: see cyclock__init_once(). */
 enum { INIT_NONE, INIT_BUSY, INIT_DONE, INIT_MEASURING };
@@ -226,7 +232,8 @@ double cyclock__rate_unc(const struct cyclock__sample *a, const struct cyclock__
 struct cyclock__segv cyclock__seg_load(const struct cyclock__timeline *tl);
 void cyclock__seg_at(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc, uint64_t *ns,
 		     uint32_t *frac);
-void cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *v);
+void cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *v,
+		      CYCLOCK_ATOMIC(uint64_t) *handed);
 uint64_t cyclock__seg_handed(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc);
 uint64_t cyclock__seg_ceil(const struct cyclock__segv *v, uint32_t shift);
 uint64_t cyclock__seg_floor(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc);
@@ -244,7 +251,7 @@ void cyclock__start_fresh(struct cyclock__track *tr, const struct cyclock__sampl
 			  const struct cyclock__segv *cur);
 bool cyclock__resync(struct cyclock__track *tr, bool went_back);
 void cyclock__resync_all(void);
-void cyclock__fork_child_latch(struct cyclock__timeline *tl);
+void cyclock__writer_repair(void);
 
 /* init.c */
 void cyclock__init_once(unsigned int flags);

@@ -12,13 +12,12 @@
  * little before the segment's start (a relaxed read that ran early)
  * converts with the previous slope; one past the segment's horizon
  * resyncs and reads again from the new segment, or, if another thread is
- * resyncing, extrapolates at the segment's low slope, never ahead of the
- * kernel's clock unless the horizon's value is (waiting_value() says why
- * that is safe).
- * Only kernel mode returns the kernel's clock unbounded; a waiting
- * reader's cap returns it only below the low slope's value, which every
- * later segment is at or above, so no value of the kernel's can be above
- * a segment published after it (docs/hosted.md).
+ * resyncing, returns the kernel's clock (or the horizon's value, where
+ * that is more) through the writer, which starts its segment at or above
+ * it (waiting_value() says how).
+ * Kernel mode returns the kernel's clock read inside the latch, and a
+ * waiting reader one the writer sees, so no value of the kernel's is
+ * above a segment published after it (docs/hosted.md).
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -82,27 +81,59 @@ static uint64_t kernel_value(const struct cyclock__segv *v, uint64_t k, unsigned
 }
 
 /*
- * Past the horizon, while another thread resyncs: the low slope's value,
- * capped at the kernel's clock, or at the horizon's value where that is
- * more (the fast path handed that out, and the cap must not take it
- * back).  A counter that leaped (a suspend, a migration) must not hand
- * out its time meanwhile, and the cap only grows with the kernel's clock,
- * so it never takes back a value given before.  The kernel's reading is
- * taken after the counter's: a reader preempted in between only raises
- * its cap.  Every read after this one is at least it: a segment that
- * continues this one starts at or above the low slope's value; kernel
- * mode returns at least its own, later, reading of the kernel's clock and
- * a floor at least the horizon's value.  No allowance above the kernel's
- * clock is safe: kernel mode's floor is set from the writer's own kernel
- * reading, which may be earlier than this one.
+ * Past the horizon, while another thread resyncs: what is safe to hand
+ * out without the writer knowing, the low slope's value capped at the
+ * kernel's clock @k, or at the horizon's value where that is more (the
+ * fast path handed that out, and the cap must not take it back).  A
+ * counter that leaped (a suspend, a migration) must not hand out its time
+ * meanwhile, and the cap only grows with the kernel's clock, so it never
+ * takes back a value given before.  Every read after this one is at least
+ * it: a segment that continues this one starts at or above the low slope's
+ * value; kernel mode returns at least its own, later, reading of the
+ * kernel's clock and a floor at least the horizon's value.
  */
-static uint64_t waiting_value(const struct cyclock__segv *v, uint64_t cyc, unsigned int kind)
+static uint64_t low_value(const struct cyclock__segv *v, uint64_t cyc, uint64_t k)
 {
 	uint32_t shift = cyclock__host.shift;
-	uint64_t k = cyclock__kernel_ns((kind & CYCLOCK__RAW) ? CLOCK_MONOTONIC_RAW : CLOCK_MONOTONIC);
 
 	return cyclock__floor_cap(cyclock__seg_handed(v, shift, cyc), cyclock__seg_horizon(v, shift),
 				  k);
+}
+
+/*
+ * The same, and the kernel's clock @k where that is more, so that a
+ * writer preempted while it resyncs does not leave the readers trailing
+ * the kernel at the low slope for as long as it is away.  @k goes out only
+ * through @tr->handed, which the writer takes, sealed, before it publishes,
+ * and raises its segment to (cyclock__publish()): added there, then the
+ * latch checked again, since an addition after the writer's unseal is one
+ * it did not take, and the sequence has moved by then (false: read again).
+ * While it is sealed, what the writer took is safe, and at least every
+ * value a waiting reader handed out before: the low slope's value or it,
+ * whichever is more (*@ns, true).  The kernel's reading is taken after the
+ * counter's: a reader preempted in between only raises its value.  No
+ * allowance above the kernel's clock: kernel mode's floor is set from the
+ * writer's own kernel reading, which may be earlier than this one.
+ */
+static bool waiting_value(struct cyclock__track *tr, const struct cyclock__timeline *tl,
+			  uint32_t seq, const struct cyclock__segv *v, uint64_t cyc, uint64_t *ns)
+{
+	uint64_t k = cyclock__kernel_ns(tr->id), low = low_value(v, cyc, k);
+	uint64_t want = k > low ? k : low;
+	uint64_t h = atomic_load_explicit(&tr->handed, memory_order_acquire);
+
+	do {
+		if (h & CYCLOCK__HANDED_SEALED) {
+			h &= ~CYCLOCK__HANDED_SEALED;
+			*ns = low > h ? low : h;
+			return true;
+		}
+		/* A store even where it does not raise the word: this reader's
+		 * place in its order is what the argument above needs. */
+	} while (!atomic_compare_exchange_weak_explicit(&tr->handed, &h, h > want ? h : want,
+							memory_order_acq_rel, memory_order_acquire));
+	*ns = want;
+	return atomic_load_explicit(&tl->seq, memory_order_relaxed) == seq;
 }
 
 /* Has a kernel-mode segment's look-again moment come?  Only once the
@@ -168,10 +199,14 @@ static uint64_t timeline_slow(unsigned int kind)
 			return with_offset(ns, &v, kind);
 		}
 		/* Past the horizon: resync and read again from the new segment,
-		 * or, if another thread is at it, what the low slope gives. */
+		 * or, if another thread is at it, the kernel's clock handed out
+		 * through the writer; read again if a segment went out meanwhile,
+		 * as a latch read does. */
 		if (pass < 3 && cyclock__resync(tr, false))
 			continue;
-		return with_offset(waiting_value(&v, cyc, kind), &v, kind);
+		if (!waiting_value(tr, tl, seq, &v, cyc, &ns))
+			continue;
+		return with_offset(ns, &v, kind);
 	}
 }
 

@@ -83,11 +83,13 @@ void cyclock__seg_at(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc
 /*
  * The most that segment @v (counter mode) can have handed out by the time
  * the counter reads @cyc: its value there up to the horizon; past it, what
- * a reader waiting for another thread's resync returns: the value at the
- * horizon, then cyclock__mult_low(mult_rate) per count, up to until_cyc,
- * where it stands still.  Every later segment is at least this (track.c
- * keeps their slopes above the low one), so none is below a value handed
- * out from here.
+ * a reader waiting for another thread's resync returns without the
+ * writer's knowing (read.c's low_value()): the value at the horizon, then
+ * cyclock__mult_low(mult_rate) per count, up to until_cyc, where it stands
+ * still.  Every later segment is at least this (track.c keeps their slopes
+ * above the low one), so none is below a value handed out from here; what
+ * a waiting reader hands out above it, the kernel's clock, goes through the
+ * writer (cyclock__publish()).
  */
 uint64_t cyclock__seg_handed(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc)
 {
@@ -117,7 +119,7 @@ uint64_t cyclock__seg_horizon(const struct cyclock__segv *v, uint32_t shift)
  * @floor capped at what @v's readers can have handed out past its
  * horizon: a reader there waiting for another's resync returns no more
  * than the kernel's clock it read, or the horizon's value where that is
- * more (read.c's waiting_value(), which is this cap too), and every such
+ * more (read.c's waiting_value(); low_value() is this cap), and every such
  * reading that happened before a reader's own kernel reading @k is at most
  * max(@k, horizon).  So a kernel that slowed while nobody read (a long
  * pause) does not leave the floor, the old function's low slope over the
@@ -186,18 +188,56 @@ static void write_copy(struct cyclock__timeline *tl, unsigned int i, const struc
 	atomic_store_explicit(&tl->ext[i].fresh, v->fresh, memory_order_relaxed);
 }
 
-/* Both copies, in the latch's order; the caller holds host.writer.  For
- * CLOCK_MONOTONIC's, cyclock_coarse()'s cap rises after: the release pairs
- * with coarse.c's acquire, so a reader that sees it sees this segment. */
-void cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *v)
+/*
+ * Raise counter segment @w, about to go out, to @h, the most that readers
+ * waiting past the previous horizon handed out (the kernel's clock they
+ * read), at the counter read after taking it: a segment on time is at or
+ * above them already, and one a preempted writer publishes late starts
+ * there, not ahead of the kernel.  What it is raised by is the least it
+ * hands out there (cyclock__seg_handed()), not its value: a writer
+ * preempted past the segment's horizon publishes one whose readers and
+ * successors follow the low slope from the horizon.
+ */
+static void raise_to(struct cyclock__segv *w, uint64_t h)
 {
+	uint64_t least = cyclock__seg_handed(w, cyclock__host.shift, cyclock__ordered());
+
+	if (least < h)
+		w->ns += h - least;
+}
+
+/*
+ * Both copies, in the latch's order; the caller holds host.writer.
+ * @handed: the waiting readers' word of the timeline's track (read.c's
+ * waiting_value()), or NULL where none can be waiting.  A counter segment
+ * takes it sealed, so that no reader adds to it until the segment is out:
+ * a reader's addition is either in what this writer took, or after the
+ * unseal, which is after both bumps (release), so that reader sees the new
+ * sequence and reads again.  For CLOCK_MONOTONIC's, cyclock_coarse()'s cap
+ * rises after: the release pairs with coarse.c's acquire, so a reader that
+ * sees it sees this segment.
+ */
+void cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *v,
+		      CYCLOCK_ATOMIC(uint64_t) *handed)
+{
+	struct cyclock__segv w = *v;
+	uint64_t h = 0;
+	bool seal = handed && w.mode == CYCLOCK__MODE_COUNTER;
+
+	if (seal) {
+		h = atomic_fetch_or_explicit(handed, CYCLOCK__HANDED_SEALED, memory_order_acq_rel) &
+		    ~CYCLOCK__HANDED_SEALED;
+		raise_to(&w, h);
+	}
 	cyclock__latch_bump(&tl->seq); /* odd: readers use copy 1 */
-	write_copy(tl, 0, v);
+	write_copy(tl, 0, &w);
 	cyclock__latch_bump(&tl->seq); /* even: readers use copy 0 */
-	write_copy(tl, 1, v);
+	write_copy(tl, 1, &w);
+	if (seal)
+		atomic_store_explicit(handed, h, memory_order_release);
 	if (tl == &cyclock__mono &&
-	    v->below > atomic_load_explicit(&cyclock__coarse.below, memory_order_relaxed))
-		atomic_store_explicit(&cyclock__coarse.below, v->below, memory_order_release);
+	    w.below > atomic_load_explicit(&cyclock__coarse.below, memory_order_relaxed))
+		atomic_store_explicit(&cyclock__coarse.below, w.below, memory_order_release);
 }
 
 /*
@@ -206,7 +246,7 @@ void cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *
  * whole (the writer only writes the other one); make the other one equal
  * to it, and leave the sequence even, as publish() expects.
  */
-void cyclock__fork_child_latch(struct cyclock__timeline *tl)
+static void fork_child_latch(struct cyclock__timeline *tl)
 {
 	uint32_t seq = atomic_load_explicit(&tl->seq, memory_order_relaxed);
 	struct cyclock__segv v = cyclock__seg_load(tl);
@@ -214,4 +254,15 @@ void cyclock__fork_child_latch(struct cyclock__timeline *tl)
 	write_copy(tl, !(seq & 1), &v);
 	if (seq & 1)
 		cyclock__latch_bump(&tl->seq); /* even: readers move to copy 0, now whole */
+}
+
+/* What a writer that vanished (a fork child's resyncing thread, or the
+ * holder of the flag in another process) can have left half-done: both
+ * latches, and the waiting readers' words it had sealed. */
+void cyclock__writer_repair(void)
+{
+	fork_child_latch(&cyclock__mono);
+	fork_child_latch(&cyclock__raw);
+	atomic_fetch_and(&cyclock__host.mono.handed, ~CYCLOCK__HANDED_SEALED);
+	atomic_fetch_and(&cyclock__host.raw.handed, ~CYCLOCK__HANDED_SEALED);
 }

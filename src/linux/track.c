@@ -74,7 +74,7 @@ static struct cyclock__segv fresh_segment(const struct cyclock__track *tr,
  * margin for reads the CPU ran early), confirm it. */
 void cyclock__track_publish(struct cyclock__track *tr, const struct cyclock__segv *v)
 {
-	cyclock__publish(tr->tl, v);
+	cyclock__publish(tr->tl, v, &tr->handed);
 	if (v->fresh && cyclock__ordered() - v->cyc <
 				v->horizon_cyc - cyclock__host.fresh_margin_cyc)
 		atomic_store_explicit(&tr->tl->confirmed,
@@ -168,9 +168,11 @@ static uint64_t correction_span(const struct cyclock__track *tr, uint64_t at_ns,
  * over tens of milliseconds.  "What @cur can have handed out" is its low
  * slope uncapped: a waiting reader's cap is its own kernel reading, which
  * may be later than this writer's sample, so the writer cannot bound it
- * tighter.  A kernel that slowed without adjtimex saying so (adjtime())
- * can thus leave a segment up to 100 us ahead (leave_counter()'s bound)
- * for one interval, and slewed back after; kernel mode has no such lead.
+ * tighter; the kernel's clock such readers handed out above it raises the
+ * segment at the publish (cyclock__publish()).  A kernel that slowed
+ * without adjtimex saying so (adjtime()) can thus leave a segment up to
+ * 100 us ahead (leave_counter()'s bound) for one interval, and slewed back
+ * after; kernel mode has no such lead.
  */
 static void next_segment(struct cyclock__track *tr, const struct cyclock__segv *cur,
 			 const struct cyclock__sample *s, uint64_t cw, const uint64_t off[2])
@@ -324,8 +326,7 @@ bool cyclock__writer_try(uint32_t me)
 								   memory_order_acquire,
 								   memory_order_relaxed))
 		return false;
-	cyclock__fork_child_latch(&cyclock__mono);
-	cyclock__fork_child_latch(&cyclock__raw);
+	cyclock__writer_repair();
 	return true;
 }
 
