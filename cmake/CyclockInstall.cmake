@@ -1,9 +1,11 @@
-# Installation: headers, both libraries, a CMake package and a pkg-config
-# file.  Layout under the prefix:
+# Installation: headers, both libraries, a CMake package, a pkg-config
+# file and the library's man pages.  Layout under the prefix:
 #   include/cyclock.h, include/cyclock/*.h
 #   lib/libcyclock.a, lib/libcyclock.so{,.0,.0.1.0}
 #   lib/pkgconfig/cyclock.pc
 #   lib/cmake/cyclock/cyclock{Config,ConfigVersion,Targets*}.cmake
+#   share/man/man3/cyclock*.3 (pages and one link page per function),
+#   share/man/man7/cyclock-preload.7
 include_guard(GLOBAL)
 include(CMakePackageConfigHelpers)
 
@@ -59,3 +61,45 @@ cyclock_pc_dir(CYCLOCK_PC_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/cyclock.pc.in
                ${PROJECT_BINARY_DIR}/cyclock.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/cyclock.pc DESTINATION ${pc_reldir})
+
+# The library's man pages: docs/man/*.3 to man3, and the preload's
+# cyclock-preload.7 to man7 where the preload is built (cyclock.1 is the
+# tool's, tools/cyclock/CMakeLists.txt).  Every function a man3 page's NAME
+# section names gets a link page, man3/<function>.3 holding
+# ".so man3/<page>.3", so that "man cyclock_read" works.  The NAME lines
+# are the one list of what is documented; tests/build/man.sh checks it
+# against the public headers.
+file(GLOB cyclock_man3 CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/man/*.3)
+set(cyclock_man_dir ${PROJECT_BINARY_DIR}/man/man3)
+set(cyclock_man_links "")
+set(cyclock_man_names "")
+foreach(page IN LISTS cyclock_man3)
+  get_filename_component(base ${page} NAME_WE)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${page})
+  file(READ ${page} text)
+  # The NAME section: its text lines up to the "\-" before the description.
+  if(NOT text MATCHES "\n\\.SH NAME\n(([^.\n][^\n]*\n)+)")
+    message(FATAL_ERROR "${page}: no NAME section")
+  endif()
+  string(FIND "${CMAKE_MATCH_1}" "\\-" dash)
+  if(dash LESS 0)
+    message(FATAL_ERROR "${page}: its NAME section has no \\-")
+  endif()
+  string(SUBSTRING "${CMAKE_MATCH_1}" 0 ${dash} names)
+  string(REGEX MATCHALL "[A-Za-z0-9_]+" names "${names}")
+  foreach(name IN LISTS names)
+    if(name IN_LIST cyclock_man_names)
+      message(FATAL_ERROR "${page}: ${name} is named by another page too")
+    endif()
+    list(APPEND cyclock_man_names ${name})
+    if(NOT name STREQUAL base)
+      file(CONFIGURE OUTPUT ${cyclock_man_dir}/${name}.3 CONTENT ".so man3/${base}.3\n")
+      list(APPEND cyclock_man_links ${cyclock_man_dir}/${name}.3)
+    endif()
+  endforeach()
+endforeach()
+install(FILES ${cyclock_man3} ${cyclock_man_links} DESTINATION ${CMAKE_INSTALL_MANDIR}/man3)
+if(TARGET cyclock_preload)
+  install(FILES ${PROJECT_SOURCE_DIR}/docs/man/cyclock-preload.7
+          DESTINATION ${CMAKE_INSTALL_MANDIR}/man7)
+endif()

@@ -19,13 +19,20 @@ fail() {
 "$cmake" --install "$build" --prefix "$prefix" >"$work/install.log" ||
 	{ cat "$work/install.log"; echo "FAIL: cmake --install"; exit 1; }
 
-# Layout: every public header, both libraries, both package files; the
-# tests' simulated counter (arch/sim.h) stays in the tree.
+# Layout: every public header, both libraries, both package files, the
+# library's man pages (their link pages are man.sh's to check), the tool's
+# and the preload's with them; the tests' simulated counter (arch/sim.h)
+# stays in the tree.
 expected=("$libdir"/{libcyclock.a,libcyclock.so,libcyclock.so.0,pkgconfig/cyclock.pc}
 	"$libdir"/cmake/cyclock/cyclock{Config,ConfigVersion,Targets}.cmake)
 while IFS= read -r h; do
 	expected+=("include/${h#"$src"/include/}")
 done < <(find "$src/include" -name '*.h' ! -name sim.h)
+for page in "$src"/docs/man/*.3; do
+	expected+=("share/man/man3/${page##*/}")
+done
+[[ -e $prefix/bin/cyclock ]] && expected+=(share/man/man1/cyclock.1)
+[[ -e $lib/libcyclock-preload.so ]] && expected+=(share/man/man7/cyclock-preload.7)
 for f in "${expected[@]}"; do
 	[[ -e $prefix/$f ]] || fail "not installed: $f"
 done
