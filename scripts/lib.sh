@@ -33,6 +33,7 @@ cyclock__package() {
 	cyclictest) echo rt-tests ;;
 	postgres) echo postgresql ;;
 	psycopg2) echo python3-psycopg2 ;;
+	mandoc) echo mandoc ;; # tests/build/man.sh's lint
 	*) echo "$1" ;; # cmake, make, g++, clang, pkg-config
 	esac
 }
@@ -79,7 +80,7 @@ cyclock__have() {
 # apt-get when root; otherwise says what to install and exits 1.
 # Requirements: cmake cc make g++ clang pkg-config nm cmocka jansson
 # python3 (Debian's, /usr/bin/python3) scipy xmllint gbench-compare clang-tsan
-# llvm-symbolizer;
+# llvm-symbolizer; for the man pages' build test: mandoc;
 # for scripts/crosscheck.sh: perf pg_test_timing benchmark taskset;
 # for the firmware test: arm-none-eabi-gcc qemu-system-arm;
 # for scripts/cross.sh: aarch64-gcc riscv64-gcc qemu-user cmocka-arm64

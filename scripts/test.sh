@@ -24,6 +24,8 @@ cyclock_ensure_deps cmake cc make g++ clang pkg-config nm cmocka jansson
 cyclock_ensure_deps python3 xmllint gbench-compare scipy
 # The Cortex-M3 firmware, built and run in QEMU (a build test).
 cyclock_ensure_deps arm-none-eabi-gcc qemu-system-arm
+# The man pages' lint (a build test).
+cyclock_ensure_deps mandoc
 cyclock_ensure_deps clang-tsan llvm-symbolizer
 # The realworld tests (release only): the kernel's timers selftests, built
 # from Debian's linux-source at test time, rt-tests' cyclictest, PostgreSQL.
