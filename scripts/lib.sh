@@ -34,6 +34,10 @@ cyclock__package() {
 	postgres) echo postgresql ;;
 	psycopg2) echo python3-psycopg2 ;;
 	mandoc) echo mandoc ;; # tests/build/man.sh's lint
+	jsonschema) echo python3-jsonschema ;;           # cyclock info --json's schema
+	prometheus-client) echo python3-prometheus-client ;; # an OpenMetrics parser
+	promtool) echo prometheus ;;                     # promtool check metrics
+	node-exporter) echo prometheus-node-exporter ;;  # realworld: the textfile collector
 	*) echo "$1" ;; # cmake, make, g++, clang, pkg-config
 	esac
 }
@@ -68,6 +72,9 @@ cyclock__have() {
 	linux-source) compgen -G '/usr/src/linux-source-*.tar.*' ;;
 	postgres) compgen -G '/usr/lib/postgresql/*/bin/pg_ctl' ;;
 	psycopg2) /usr/bin/python3 -c 'import psycopg2' ;;
+	jsonschema) /usr/bin/python3 -c 'import jsonschema' ;;
+	prometheus-client) /usr/bin/python3 -c 'import prometheus_client' ;;
+	node-exporter) command -v prometheus-node-exporter ;;
 	clang-tsan)
 		echo 'int main(void) { return 0; }' |
 			clang -fsanitize=thread -x c - -o /dev/null
@@ -80,12 +87,14 @@ cyclock__have() {
 # apt-get when root; otherwise says what to install and exits 1.
 # Requirements: cmake cc make g++ clang pkg-config nm cmocka jansson
 # python3 (Debian's, /usr/bin/python3) scipy xmllint gbench-compare clang-tsan
-# llvm-symbolizer; for the man pages' build test: mandoc;
+# llvm-symbolizer jsonschema prometheus-client promtool; for the man pages' build
+# test: mandoc;
 # for scripts/crosscheck.sh: perf pg_test_timing benchmark taskset;
 # for the firmware test: arm-none-eabi-gcc qemu-system-arm;
 # for scripts/cross.sh: aarch64-gcc riscv64-gcc qemu-user cmocka-arm64
 # jansson-arm64 (the last two after dpkg --add-architecture arm64);
-# for the realworld tests: linux-source cyclictest postgres psycopg2.
+# for the realworld tests: linux-source cyclictest postgres psycopg2
+# node-exporter.
 # (clang's ThreadSanitizer runtime; check it after clang).
 cyclock_ensure_deps() {
 	local req missing=()

@@ -22,14 +22,17 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cyclock_ensure_deps cmake cc make g++ clang pkg-config nm cmocka jansson
 # The cyclock tool's tests: JSON checks, Google Benchmark's compare.py, SVG.
 cyclock_ensure_deps python3 xmllint gbench-compare scipy
+# cyclock info's formats: its JSON schema, OpenMetrics, promtool's lint.
+cyclock_ensure_deps jsonschema prometheus-client promtool
 # The Cortex-M3 firmware, built and run in QEMU (a build test).
 cyclock_ensure_deps arm-none-eabi-gcc qemu-system-arm
 # The man pages' lint (a build test).
 cyclock_ensure_deps mandoc
 cyclock_ensure_deps clang-tsan llvm-symbolizer
 # The realworld tests (release only): the kernel's timers selftests, built
-# from Debian's linux-source at test time, rt-tests' cyclictest, PostgreSQL.
-cyclock_ensure_deps linux-source cyclictest postgres psycopg2
+# from Debian's linux-source at test time, rt-tests' cyclictest, PostgreSQL,
+# node_exporter's textfile collector reading cyclock info's metrics.
+cyclock_ensure_deps linux-source cyclictest postgres psycopg2 node-exporter
 cd "$CYCLOCK_ROOT"
 
 total_passed=0 total_failed=0

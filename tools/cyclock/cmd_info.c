@@ -3,18 +3,27 @@
  * cyclock info: the counter and its frequency (where it came from, how
  * sure), the conversion and its wrap, what the engine would choose for
  * the counter, the counter's real step, whether it is trusted and why,
- * and the machine.
+ * and the machine.  The facts are gathered once (struct info_facts,
+ * info.h) and written as text (here), JSON (info_json.c) or metrics for
+ * Prometheus and OpenMetrics (info_metrics.c), to standard output or,
+ * atomically, to a file (--output).
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cyclock.h>
 #include <cyclock/timeline.h>
 
 #include "bench.h"
 #include "cmd.h"
+#include "info.h"
 
 /* @bytes as "32 KiB", "1 MiB". */
 static const char *size_str(long bytes, char *buf, size_t len)
@@ -40,43 +49,25 @@ static const char *span_str(double s, char *buf, size_t len)
 	return buf;
 }
 
-static void print_counter(const struct cyclock__info *in)
-{
-	char a[32], b[32];
-	/* The fast path multiplies a delta of up to the segment's length by
-	 * mult in 64 bits: this is how long a delta may grow before it
-	 * overflows, which the resync interval must stay well inside. */
-	double conv_s = in->mult ? ldexp(1, 64) / in->mult / in->hz : 0;
-
-	printf("counter         %s, %.6f MHz, +-%.3f ppm (first: %s, %.6f MHz)\n", in->counter,
-	       in->hz / 1e6, in->hz_ppm, in->hz_source, in->hz_hint / 1e6);
-	printf("conversion      ns = ticks * %u >> %u (raw: * %u >> %u); mult * ticks "
-	       "overflows after %s,\n                resynced every %.0f ms (at most %.0f ms)\n",
-	       in->mult, in->shift, in->raw_mult, in->shift, span_str(conv_s, a, sizeof(a)),
-	       (double)in->interval_ns / 1e6, (double)in->max_interval_ns / 1e6);
-	printf("wrap            the 64-bit counter wraps after %s\n",
-	       span_str(ldexp(1, 64) / in->hz, b, sizeof(b)));
-}
+/* ---- gathering ---- */
 
 /* What cyclock_register() (the engine, cyclock/core.h) chose for this
  * counter at its frequency, on the engine clocks' own clock: the update
  * interval and the rate's error. */
-static void print_engine(const struct cyclock__info *in)
+static void gather_engine(struct info_facts *f)
 {
 	const struct cyclock *clk = bench_engine_clock();
-	char line[160];
 
-	if (!clk) {
-		printf("engine          cannot convert %.0f Hz\n", in->hz);
+	f->have_engine = clk != NULL;
+	if (!clk)
 		return;
-	}
-	cyclock_format_summary(clk, line, sizeof(line));
-	printf("engine          %s\n", line);
+	cyclock_format_summary(clk, f->engine, sizeof(f->engine));
+	f->engine_update_ns = (double)cyclock_wrap_ns(clk);
 }
 
 /* The measured step of the counter and of the clocks built on it: the
  * resolution scenario, quick, on the floor, cyclock_now and the vDSO. */
-static void print_resolution(void)
+static void gather_steps(struct info_facts *f)
 {
 	static const char *names[] = { "rdtsc", "cntvct", "cyclock_now", "monotonic" };
 	struct bench_opts o = { .quick = true, .quiet = true, .repetitions = 1 };
@@ -90,97 +81,326 @@ static void print_resolution(void)
 	}
 	bench_run_init(&run);
 	if (bench_resolution(&o, &run) == 0) {
-		for (size_t i = 0; i < run.n; i++) {
+		for (size_t i = 0; i < run.n && f->n_steps < 4; i++) {
 			const struct bench_result *r = &run.v[i];
 			const struct bench_clock *c = bench_clock_find(r->clock);
-			double step = bench_result_get(r, "step_p50_ns");
-			double getres = bench_result_get(r, "clock_getres_ns");
-			char ticks[32] = "";
+			struct info_step *st = &f->steps[f->n_steps++];
 
-			if (c && (c->flags & BENCH_CLOCK_TICKS))
-				snprintf(ticks, sizeof(ticks), " (%.0f ticks)",
-					 step * bench_counter_hz() / 1e9);
-			printf("%-15s %-12s steps by %.2f ns%s typically, %.2f ns at least; "
-			       "claims %.3g ns\n",
-			       i ? "" : "resolution", r->clock, step, ticks, r->st.min, getres);
+			/* The clocks' names are static; the results' are not. */
+			st->clock = c ? c->name : "unknown";
+			st->step_ns = bench_result_get(r, "step_p50_ns");
+			st->min_ns = r->st.min;
+			st->claimed_ns = bench_result_get(r, "clock_getres_ns");
+			st->ticks = c && (c->flags & BENCH_CLOCK_TICKS)
+					    ? st->step_ns * bench_counter_hz() / 1e9
+					    : -1;
 		}
 	}
 	bench_run_free(&run);
 }
 
-static void print_trust(const struct cyclock__info *in)
+/* --bench: what one back-to-back read of cyclock_now(), the ordered floor
+ * and the vDSO's CLOCK_MONOTONIC costs, from the quick warm scenario. */
+static int gather_costs(struct info_facts *f)
 {
-	if (in->using_counter == CYCLOCK_USING_COUNTER)
-		printf("trusted         yes: %s\n", cyclock_describe());
-	else
-		printf("trusted         no, the kernel's clocks are used: %s\n", in->why);
-	printf("                init took %.2f ms; %llu resyncs, %llu anomalies so far\n",
-	       (double)in->init_ns / 1e6, (unsigned long long)in->resyncs,
-	       (unsigned long long)in->anomalies);
-	if (in->using_counter != CYCLOCK_USING_COUNTER)
-		return;
-	printf("ordered read    %s: %s\n", in->ordered, in->ordered_why);
-	/* What the kernel's clock did to the timelines: kernel mode is open. */
-	printf("kernel mode     %s; %llu spells on the kernel's clock%s%s%s, %llu rate changes"
-	       " followed on the counter\n",
-	       in->kernel_mode ? "now: CLOCK_MONOTONIC is served from the kernel's clock"
-			       : "no: on the counter",
-	       (unsigned long long)in->kernel_spells, in->kernel_why[0] ? " (last: " : "",
-	       in->kernel_why, in->kernel_why[0] ? ")" : "", (unsigned long long)in->rate_changes);
+	const char *names[] = { "cyclock_now", bench_floor_ordered(), "monotonic" };
+	struct bench_opts o = { .quick = true, .quiet = true, .clocks_given = true };
+	struct bench_run run;
+	char name[112];
+	int rc;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const struct bench_clock *c = names[i] ? bench_clock_find(names[i]) : NULL;
+
+		if (c && bench_clock_available(c))
+			o.clocks[o.n_clocks++] = c;
+	}
+	bench_run_init(&run);
+	rc = bench_warm(&o, &run);
+	for (size_t i = 0; rc == 0 && i < o.n_clocks; i++) {
+		const struct bench_result *r;
+
+		snprintf(name, sizeof(name), "warm/%s/throughput", o.clocks[i]->name);
+		r = bench_run_find(&run, name);
+		if (r && r->n_samples) {
+			f->costs[f->n_costs].clock = o.clocks[i]->name;
+			f->costs[f->n_costs++].ns = r->st.median;
+		}
+	}
+	bench_run_free(&run);
+	f->have_costs = rc == 0;
+	return rc;
 }
 
-static void print_machine(const struct bench_context *ctx)
+static void gather(struct info_facts *f, bool costs_too)
+{
+	const struct cyclock__info *in = &f->in;
+
+	memset(f, 0, sizeof(*f));
+	/* The library's own warp check too, which a program's lazy start skips. */
+	cyclock_init(CYCLOCK_INIT_WARP_CHECK);
+	cyclock__get_info(&f->in);
+	bench_context_fill(&f->ctx, tool_argv0);
+	f->trusted = in->using_counter == CYCLOCK_USING_COUNTER;
+	if (f->trusted)
+		gather_engine(f);
+	gather_steps(f);
+	/* Again, after measuring: the counts and the last resync then agree
+	 * with cyclock_describe()'s. */
+	cyclock__get_info(&f->in);
+	f->trusted = in->using_counter == CYCLOCK_USING_COUNTER;
+	f->describe = cyclock_describe();
+	if (f->trusted) {
+		/* The fast path multiplies a delta of up to the segment's length
+		 * by mult in 64 bits: this is how long a delta may grow before it
+		 * overflows, which the resync interval must stay well inside. */
+		f->overflow_s = in->mult ? ldexp(1, 64) / in->mult / in->hz : 0;
+		f->wrap_s = ldexp(1, 64) / in->hz;
+	}
+	if (costs_too)
+		gather_costs(f);
+}
+
+/* ---- the text ---- */
+
+static void print_counter(FILE *o, const struct info_facts *f)
+{
+	const struct cyclock__info *in = &f->in;
+	char a[32], b[32];
+
+	fprintf(o, "counter         %s, %.6f MHz, +-%.3f ppm (first: %s, %.6f MHz)\n",
+		in->counter, in->hz / 1e6, in->hz_ppm, in->hz_source, in->hz_hint / 1e6);
+	fprintf(o, "conversion      ns = ticks * %u >> %u (raw: * %u >> %u); mult * ticks "
+		"overflows after %s,\n                resynced every %.0f ms (at most %.0f ms)\n",
+		in->mult, in->shift, in->raw_mult, in->shift, span_str(f->overflow_s, a, sizeof(a)),
+		(double)in->interval_ns / 1e6, (double)in->max_interval_ns / 1e6);
+	fprintf(o, "wrap            the 64-bit counter wraps after %s\n",
+		span_str(f->wrap_s, b, sizeof(b)));
+	if (f->have_engine)
+		fprintf(o, "engine          %s\n", f->engine);
+	else
+		fprintf(o, "engine          cannot convert %.0f Hz\n", in->hz);
+}
+
+static void print_resolution(FILE *o, const struct info_facts *f)
+{
+	for (size_t i = 0; i < f->n_steps; i++) {
+		const struct info_step *st = &f->steps[i];
+		char ticks[32] = "";
+
+		if (st->ticks >= 0)
+			snprintf(ticks, sizeof(ticks), " (%.0f ticks)", st->ticks);
+		fprintf(o, "%-15s %-12s steps by %.2f ns%s typically, %.2f ns at least; "
+			"claims %.3g ns\n",
+			i ? "" : "resolution", st->clock, st->step_ns, ticks, st->min_ns,
+			st->claimed_ns);
+	}
+}
+
+static void print_trust(FILE *o, const struct info_facts *f)
+{
+	const struct cyclock__info *in = &f->in;
+
+	if (f->trusted)
+		fprintf(o, "trusted         yes: %s\n", f->describe);
+	else
+		fprintf(o, "trusted         no, the kernel's clocks are used: %s\n", in->why);
+	fprintf(o, "                init took %.2f ms; %llu resyncs, %llu anomalies so far\n",
+		(double)in->init_ns / 1e6, (unsigned long long)in->resyncs,
+		(unsigned long long)in->anomalies);
+	if (!f->trusted)
+		return;
+	fprintf(o, "ordered read    %s: %s\n", in->ordered, in->ordered_why);
+	/* What the kernel's clock did to the timelines: kernel mode is open. */
+	fprintf(o, "kernel mode     %s; %llu spells on the kernel's clock%s%s%s, %llu rate changes"
+		" followed on the counter\n",
+		in->kernel_mode ? "now: CLOCK_MONOTONIC is served from the kernel's clock"
+				: "no: on the counter",
+		(unsigned long long)in->kernel_spells, in->kernel_why[0] ? " (last: " : "",
+		in->kernel_why, in->kernel_why[0] ? ")" : "", (unsigned long long)in->rate_changes);
+}
+
+static void print_machine(FILE *o, const struct bench_context *ctx)
 {
 	char buf[32];
 
-	printf("kernel          %s\n", ctx->kernel);
-	printf("clocksource     %s (available: %s)\n", ctx->clocksource, ctx->clocksources);
-	printf("virtualization  %s\n", ctx->virtualization);
-	printf("cpu             %s, %s, %d online, %d allowed, %.0f MHz, governor %s\n",
-	       ctx->cpu_model, ctx->arch, ctx->num_cpus, ctx->allowed_cpus, ctx->mhz_per_cpu,
-	       ctx->governor);
-	printf("caches         ");
+	fprintf(o, "kernel          %s\n", ctx->kernel);
+	fprintf(o, "clocksource     %s (available: %s)\n", ctx->clocksource, ctx->clocksources);
+	fprintf(o, "virtualization  %s\n", ctx->virtualization);
+	fprintf(o, "cpu             %s, %s, %d online, %d allowed, %.0f MHz, governor %s\n",
+		ctx->cpu_model, ctx->arch, ctx->num_cpus, ctx->allowed_cpus, ctx->mhz_per_cpu,
+		ctx->governor);
+	fprintf(o, "caches         ");
 	for (int i = 0; i < ctx->n_caches; i++) {
 		const struct bench_cache *c = &ctx->caches[i];
 
-		printf(" L%d%s %s%s", c->level,
-		       !strcmp(c->type, "Data") ? "d" : !strcmp(c->type, "Instruction") ? "i" : "",
-		       size_str(c->size, buf, sizeof(buf)), i + 1 < ctx->n_caches ? "," : "");
+		fprintf(o, " L%d%s %s%s", c->level,
+			!strcmp(c->type, "Data") ? "d" : !strcmp(c->type, "Instruction") ? "i" : "",
+			size_str(c->size, buf, sizeof(buf)), i + 1 < ctx->n_caches ? "," : "");
 		if (c->num_sharing > 1)
-			printf(" (shared by %d)", c->num_sharing);
+			fprintf(o, " (shared by %d)", c->num_sharing);
 	}
-	printf("%s\n", ctx->n_caches ? "" : " unknown");
+	fprintf(o, "%s\n", ctx->n_caches ? "" : " unknown");
+}
+
+/* --bench's line, after the machine: nothing without it. */
+static void print_costs(FILE *o, const struct info_facts *f)
+{
+	char ns[32];
+
+	if (!f->have_costs)
+		return;
+	fprintf(o, "read cost      ");
+	for (size_t i = 0; i < f->n_costs; i++) {
+		bench_fmt_ns(ns, sizeof(ns), f->costs[i].ns);
+		fprintf(o, " %s %s%s", f->costs[i].clock, ns, i + 1 < f->n_costs ? "," : "");
+	}
+	fprintf(o, "%s (warm, back to back, quick)\n", f->n_costs ? "" : " none measured");
+}
+
+static void write_text(FILE *o, const struct info_facts *f)
+{
+	fprintf(o, "cyclock %s (%s build)\n", f->ctx.version, f->ctx.build_type);
+	if (f->trusted)
+		print_counter(o, f);
+	print_resolution(o, f);
+	print_trust(o, f);
+	print_machine(o, &f->ctx);
+	print_costs(o, f);
+}
+
+/* ---- the command line ---- */
+
+struct info_args {
+	enum info_format fmt;
+	const char *output; /* "-": standard output */
+	bool bench;
+};
+
+static void usage(void)
+{
+	puts("usage: cyclock info [--format text|json|prometheus|openmetrics] [--json]\n"
+	     "                    [--bench] [--output FILE]\n\n"
+	     "The counter, its frequency (where it came from, uncertainty), mult/shift\n"
+	     "and wrap, the engine's update interval and rate error for the counter,\n"
+	     "the measured step of the counter and clocks, whether the counter is trusted\n"
+	     "and why (with a cross-CPU warp check), which ordered read and why,\n"
+	     "the kernel's clocksource, virtualisation, CPU and caches.\n\n"
+	     "  --format F     text (the default), json (docs/schemas/info.schema.json),\n"
+	     "                 prometheus (the text format node_exporter's textfile\n"
+	     "                 collector reads) or openmetrics (OpenMetrics 1.0)\n"
+	     "  --json         --format json\n"
+	     "  --bench        also time a read of cyclock_now, ordered_ns and the vDSO's\n"
+	     "                 CLOCK_MONOTONIC (the quick warm scenario, about a second)\n"
+	     "  --output FILE  write FILE atomically (a temporary beside it, renamed)");
+}
+
+static int parse_format(struct info_args *a, const char *arg)
+{
+	static const char *const names[] = { "text", "json", "prometheus", "openmetrics" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(arg, names[i])) {
+			a->fmt = (enum info_format)i;
+			return 0;
+		}
+	tool_error("info: --format wants text, json, prometheus or openmetrics, not '%s'", arg);
+	return -1;
+}
+
+/* Whether a file can be created at @path: checked before measuring. */
+static int check_output(const char *path)
+{
+	char *copy = strdup(path);
+	int ok = copy && access(dirname(copy), W_OK | X_OK) == 0;
+
+	if (!ok)
+		tool_error("info: cannot write '%s': %s", path, copy ? strerror(errno) : "no memory");
+	free(copy);
+	return ok ? 0 : -1;
+}
+
+/* 0 to go on, 1 after --help, -1 after a one-line error. */
+static int parse_args(struct info_args *a, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "bench", no_argument, NULL, 'b' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	tool_getopt_start();
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			usage();
+			return 1;
+		}
+		if (opt == '?' || opt == ':') {
+			tool_error("info: bad option '%s' (see 'cyclock info --help')",
+				   argv[optind - 1]);
+			return -1;
+		}
+		if ((opt == 'f' && parse_format(a, optarg)) ||
+		    (opt == 'o' && strcmp(optarg, "-") && check_output(optarg)))
+			return -1;
+		a->fmt = opt == 'j' ? INFO_JSON : a->fmt;
+		a->bench |= opt == 'b';
+		a->output = opt == 'o' ? optarg : a->output;
+	}
+	if (optind < argc) {
+		tool_error("info: unexpected argument '%s' (see 'cyclock info --help')",
+			   argv[optind]);
+		return -1;
+	}
+	if (a->fmt == INFO_JSON && !bench_json_supported) {
+		tool_error("info: --format json: this cyclock was built without jansson");
+		return -1;
+	}
+	return 0;
+}
+
+/* The whole output in memory, then written at once (atomically to a file). */
+static int emit(const struct info_args *a, const struct info_facts *f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *o = open_memstream(&buf, &len);
+	int rc = 0;
+
+	if (!o) {
+		tool_error("info: out of memory");
+		return -1;
+	}
+	if (a->fmt == INFO_TEXT)
+		write_text(o, f);
+	else if (a->fmt == INFO_JSON)
+		rc = info_write_json(o, f); /* says why itself */
+	else
+		rc = info_write_metrics(o, f, a->fmt);
+	if ((fclose(o) != 0 || !buf) && rc == 0) {
+		tool_error("info: out of memory");
+		rc = -1;
+	}
+	if (rc == 0)
+		rc = bench__write_file(a->output, buf, len);
+	free(buf);
+	return rc;
 }
 
 int cmd_info(int argc, char **argv)
 {
-	struct cyclock__info in;
-	struct bench_context ctx;
+	struct info_args a = { .fmt = INFO_TEXT, .output = "-" };
+	struct info_facts f;
+	int rc = parse_args(&a, argc, argv);
 
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		puts("usage: cyclock info\n\nThe counter, its frequency (where it came from, "
-		     "uncertainty), mult/shift\nand wrap, the engine's update interval and rate "
-		     "error for the counter,\nthe measured step of the counter and clocks, "
-		     "whether the counter is trusted\nand why (with a cross-CPU warp check), which "
-		     "ordered read and why,\nthe kernel's clocksource, "
-		     "virtualisation, CPU and caches.");
-		return EXIT_OK;
-	}
-	if (argc > 1) {
-		tool_error("info: unexpected argument '%s' (see 'cyclock info --help')", argv[1]);
-		return EXIT_USAGE;
-	}
-	/* The library's own warp check too, which a program's lazy start skips. */
-	cyclock_init(CYCLOCK_INIT_WARP_CHECK);
-	cyclock__get_info(&in);
-	bench_context_fill(&ctx, tool_argv0);
-	printf("cyclock %s (%s build)\n", ctx.version, ctx.build_type);
-	if (in.using_counter == CYCLOCK_USING_COUNTER) {
-		print_counter(&in);
-		print_engine(&in);
-	}
-	print_resolution();
-	print_trust(&in);
-	print_machine(&ctx);
-	return EXIT_OK;
+	if (rc)
+		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+	gather(&f, a.bench);
+	if (a.bench && !f.have_costs)
+		return EXIT_FAIL; /* the scenario said why */
+	return emit(&a, &f) ? EXIT_FAIL : EXIT_OK;
 }
