@@ -291,7 +291,7 @@ static void usage(void)
 	     "                 collector reads) or openmetrics (OpenMetrics 1.0)\n"
 	     "  --json         --format json\n"
 	     "  --bench        also time a read of cyclock_now, ordered_ns and the vDSO's\n"
-	     "                 CLOCK_MONOTONIC (the quick warm scenario, about a second)\n"
+	     "                 CLOCK_MONOTONIC (the quick warm scenario, well under a second)\n"
 	     "  --output FILE  write FILE atomically (a temporary beside it, renamed)");
 }
 

@@ -196,6 +196,11 @@ info "$T/default.txt"
 info "$T/text.txt" --format text
 diff <(cut -c1-16 "$T/default.txt") <(cut -c1-16 "$T/text.txt") >/dev/null ||
 	cli_fail "--format text differs from the default: $(diff "$T/default.txt" "$T/text.txt")"
+# --bench adds one line to the text, after the machine; without it, none.
+info "$T/bench.txt" --bench
+grep -qE '^read cost +cyclock_now [0-9.]+ [nu]s, .*monotonic [0-9.]+ [nu]s' "$T/bench.txt" ||
+	cli_fail "info --bench: $(tail -2 "$T/bench.txt")"
+! grep -q '^read cost' "$T/default.txt" || cli_fail "info without --bench has a read cost"
 
 # Label values escaped: a CPU model with a double quote, a backslash and a
 # byte that is not UTF-8, over /proc/cpuinfo in a mount namespace of its own.
