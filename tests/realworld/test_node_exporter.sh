@@ -54,7 +54,7 @@ check_prereqs() {
 
 # Every way out: the writer and node_exporter stopped, the directory gone.
 cleanup() {
-	local rc=$?
+	local rc=$? pid
 	trap - EXIT INT TERM HUP
 	for pid in $writer_pid $ne_pid; do
 		kill -TERM "$pid" 2>/dev/null || true
@@ -79,8 +79,8 @@ scrape() {
 # node_exporter on 127.0.0.1 with only the textfile collector; another
 # port if the one chosen was taken meanwhile.  Ready once /metrics answers.
 start_exporter() {
-	local try i
-	for try in 1 2 3; do
+	local i
+	for _ in 1 2 3; do
 		port=$(free_port)
 		prometheus-node-exporter --web.listen-address="127.0.0.1:$port" \
 			--collector.disable-defaults --collector.textfile \
