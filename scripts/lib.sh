@@ -93,7 +93,7 @@ cyclock__have() {
 # for the firmware test: arm-none-eabi-gcc qemu-system-arm;
 # for scripts/cross.sh: aarch64-gcc riscv64-gcc qemu-user cmocka-arm64
 # jansson-arm64 (the last two after dpkg --add-architecture arm64);
-# for the realworld tests: linux-source cyclictest postgres psycopg2
+# for the realworld tests: linux-source cyclictest postgres psycopg2 node-exporter
 # node-exporter.
 # (clang's ThreadSanitizer runtime; check it after clang).
 cyclock_ensure_deps() {
