@@ -5,8 +5,9 @@
  * clock_gettime(), gettimeofday(), timespec_get() and (with a coarse
  * clock) time() are served by cyclock; --relaxed sets
  * CYCLOCK_PRELOAD_RELAXED=1 (the unordered read: monotonic per thread).  The library is
- * looked for next to the tool in the build tree, then where it is
- * installed.  Exit status: COMMAND's, since it replaces this process;
+ * looked for relative to the tool's own location (installed, copied or
+ * in the build tree: see preload_dirs), then at the path it was built
+ * for.  Exit status: COMMAND's, since it replaces this process;
  * 2 for a bad command line or no preload library, 127 when COMMAND is not
  * found, 126 when it cannot be run.
  */
@@ -69,24 +70,40 @@ static bool clocks_valid(const char *list)
 	return true;
 }
 
-/* The preload library: build/<dir>/src/preload/ when the tool runs from
- * build/<dir>/tools/cyclock/, else the installed one.  NULL: neither. */
-static const char *find_preload(char *buf, size_t len)
+/* Where the preload is looked for, relative to the tool's own directory,
+ * first found wins: where this build installs it (its libdir from its
+ * bindir, e.g. "../lib"), the other usual libdirs, and the build tree's
+ * layout (build/<dir>/tools/cyclock/ and build/<dir>/src/preload/).  So
+ * an installed, copied or relocated tree uses its own library. */
+static const char *const preload_dirs[] = {
+#ifdef CYCLOCK_PRELOAD_FROM_BINDIR
+	CYCLOCK_PRELOAD_FROM_BINDIR,
+#endif
+#ifdef CYCLOCK_MULTIARCH
+	"../lib/" CYCLOCK_MULTIARCH,
+#endif
+	"../lib64", "../lib", "../../src/preload",
+};
+
+/* The preload library found beside the tool (see preload_dirs) in @buf,
+ * else the path compiled in where it exists, else NULL.  *@how says which. */
+static const char *find_preload(char *buf, size_t len, const char **how)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
+	char *slash = n > 0 ? (exe[n] = '\0', strrchr(exe, '/')) : NULL;
 
-	if (n > 0) {
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(buf, len, "%s/../../src/preload/libcyclock-preload.so", exe);
-			if (access(buf, R_OK) == 0)
+	if (slash) {
+		*slash = '\0';
+		for (size_t i = 0; i < sizeof(preload_dirs) / sizeof(preload_dirs[0]); i++) {
+			snprintf(buf, len, "%s/%s/libcyclock-preload.so", exe, preload_dirs[i]);
+			if (access(buf, R_OK) == 0) {
+				*how = "found beside the tool";
 				return realpath(buf, exe) ? strcpy(buf, exe) : buf;
+			}
 		}
 	}
+	*how = "the path it was built for, none beside the tool";
 	return access(CYCLOCK_PRELOAD_INSTALLED, R_OK) == 0 ? CYCLOCK_PRELOAD_INSTALLED : NULL;
 }
 
@@ -108,7 +125,7 @@ static int set_preload(const char *lib)
 
 int cmd_run(int argc, char **argv)
 {
-	const char *clocks = NULL, *lib;
+	const char *clocks = NULL, *lib, *how;
 	char buf[PATH_MAX + 64];
 	bool verbose = false, relaxed = false;
 	int i = 1;
@@ -121,8 +138,12 @@ int cmd_run(int argc, char **argv)
 			verbose = true;
 		} else if (!strcmp(argv[i], "--relaxed")) {
 			relaxed = true;
-		} else if (!strcmp(argv[i], "--clocks") && i + 1 < argc) {
-			clocks = argv[++i];
+		} else if (!strcmp(argv[i], "--clocks") || !strncmp(argv[i], "--clocks=", 9)) {
+			clocks = argv[i][8] ? argv[i] + 9 : i + 1 < argc ? argv[++i] : "";
+			if (!clocks[0]) {
+				tool_error("run: --clocks needs a value (%s)", RUN_USAGE);
+				return EXIT_USAGE;
+			}
 		} else if (argv[i][0] != '-') {
 			break; /* the command, without "--" */
 		} else {
@@ -137,12 +158,14 @@ int cmd_run(int argc, char **argv)
 	}
 	if (clocks && !clocks_valid(clocks))
 		return EXIT_USAGE;
-	lib = find_preload(buf, sizeof(buf));
+	lib = find_preload(buf, sizeof(buf), &how);
 	if (!lib) {
-		tool_error("run: libcyclock-preload.so not found (next to the tool, nor %s)",
+		tool_error("run: libcyclock-preload.so not found (beside the tool, nor %s)",
 			   CYCLOCK_PRELOAD_INSTALLED);
 		return EXIT_USAGE;
 	}
+	if (verbose)
+		fprintf(stderr, "cyclock: run: preload %s (%s)\n", lib, how);
 	/* Unset unless asked: an inherited setting must not make it relaxed. */
 	if (set_preload(lib) || (clocks && setenv("CYCLOCK_PRELOAD_CLOCKS", clocks, 1)) ||
 	    (relaxed ? setenv("CYCLOCK_PRELOAD_RELAXED", "1", 1)
