@@ -30,6 +30,11 @@ int cmd_run(int argc, char **argv);
  * (optind 0 restarts GNU getopt, and main() may run two commands) with
  * getopt's own messages off, since each command words its errors. */
 void tool_getopt_start(void);
+/* After getopt_long() returned @opt, '?' or ':' (the optstring starting
+ * with ':'), in command @cmd: one line naming the option as given ("-x"
+ * of "-xq", "--json" missing its value, "--quick=1").  The long options'
+ * values must be 256 or more, so that they are told from short ones. */
+void tool_bad_option(const char *cmd, char **argv, int opt);
 
 /* Prints "cyclock: " and the message to stderr, with a newline. */
 void tool_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

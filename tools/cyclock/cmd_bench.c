@@ -149,24 +149,37 @@ static int check_output(const char *path)
 	return ok ? 0 : -1;
 }
 
+/* The long options' values: 256 and up (see tool_bad_option()). */
+enum {
+	OPT_CLOCKS = 256,
+	OPT_THREADS,
+	OPT_REPETITIONS,
+	OPT_DURATION,
+	OPT_QUICK,
+	OPT_JSON,
+	OPT_CSV,
+	OPT_QUIET,
+	OPT_HELP,
+};
+
 static int parse_option(struct bench_args *a, int opt, char *arg)
 {
 	double d;
 	char *end;
 
 	switch (opt) {
-	case 'c':
+	case OPT_CLOCKS:
 		a->o.clocks_given = true;
 		return parse_clocks(&a->o, arg);
-	case 't':
+	case OPT_THREADS:
 		return parse_threads(&a->o, arg);
-	case 'r':
+	case OPT_REPETITIONS:
 		a->o.repetitions = (int)parse_count(arg, 1000000);
 		if (a->o.repetitions > 0)
 			return 0;
 		tool_error("bench: --repetitions wants a count from 1 to 1000000, not '%s'", arg);
 		return -1;
-	case 'd':
+	case OPT_DURATION:
 		d = strtod(arg, &end);
 		if (end != arg && !*end && d > 0 && d <= 86400) {
 			a->o.duration_s = d;
@@ -174,20 +187,21 @@ static int parse_option(struct bench_args *a, int opt, char *arg)
 		}
 		tool_error("bench: --duration wants seconds (0 < S <= 86400), not '%s'", arg);
 		return -1;
-	case 'Q':
+	case OPT_QUICK:
 		a->o.quick = true;
 		return 0;
 	case 'q':
+	case OPT_QUIET:
 		a->o.quiet = true;
 		return 0;
-	case 'j':
+	case OPT_JSON:
 		if (!bench_json_supported) {
 			tool_error("bench: --json: this cyclock was built without jansson");
 			return -1;
 		}
 		a->json = arg;
 		return check_output(arg);
-	case 'v':
+	case OPT_CSV:
 		a->csv = arg;
 		return check_output(arg);
 	}
@@ -206,28 +220,27 @@ static bool chosen(const struct bench_args *a, const struct bench_scenario *s)
 static int parse_args(struct bench_args *a, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "clocks", required_argument, NULL, 'c' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "repetitions", required_argument, NULL, 'r' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "quick", no_argument, NULL, 'Q' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "csv", required_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
+		{ "clocks", required_argument, NULL, OPT_CLOCKS },
+		{ "threads", required_argument, NULL, OPT_THREADS },
+		{ "repetitions", required_argument, NULL, OPT_REPETITIONS },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "quick", no_argument, NULL, OPT_QUICK },
+		{ "json", required_argument, NULL, OPT_JSON },
+		{ "csv", required_argument, NULL, OPT_CSV },
+		{ "quiet", no_argument, NULL, OPT_QUIET },
+		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
 	tool_getopt_start();
-	while ((opt = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
-		if (opt == 'h') {
+	while ((opt = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+		if (opt == 'h' || opt == OPT_HELP) {
 			usage(stdout);
 			return 1;
 		}
 		if (opt == '?' || opt == ':') {
-			tool_error("bench: bad option '%s' (see 'cyclock bench --help')",
-				   argv[optind - 1]);
+			tool_bad_option("bench", argv, opt);
 			return -1;
 		}
 		if (parse_option(a, opt, optarg) != 0)

@@ -137,7 +137,7 @@ static int parse_threshold(const char *s, double *v)
 	errno = 0;
 	*v = strtod(s, &end);
 	if (errno || end == s || *end || !(*v >= 0 && *v <= 1e6)) {
-		tool_error("compare: --threshold: not a percentage: '%s'", s);
+		tool_error("compare: --threshold wants a percentage from 0 to 1000000, not '%s'", s);
 		return -1;
 	}
 	return 0;
@@ -147,28 +147,26 @@ static int parse_threshold(const char *s, double *v)
  * why, or the help with *@help set). */
 static int parse_args(int argc, char **argv, double *threshold, bool *help)
 {
+	/* The long options' values: 256 and up (see tool_bad_option()). */
+	enum { OPT_THRESHOLD = 256, OPT_HELP };
 	static const struct option longopts[] = {
-		{ "threshold", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
+		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
 	tool_getopt_start();
 	while ((opt = getopt_long(argc, argv, ":ht:", longopts, NULL)) != -1) {
-		if (opt == 'h') {
+		if (opt == 'h' || opt == OPT_HELP) {
 			usage(stdout);
 			*help = true;
 			return -1;
-		} else if (opt == 't') {
+		} else if (opt == 't' || opt == OPT_THRESHOLD) {
 			if (parse_threshold(optarg, threshold))
 				return -1;
-		} else if (opt == ':') {
-			tool_error("compare: %s needs a value", argv[optind - 1]);
-			return -1;
 		} else {
-			tool_error("compare: unknown option '%s' (see cyclock compare --help)",
-				   argv[optind - 1]);
+			tool_bad_option("compare", argv, opt);
 			return -1;
 		}
 	}

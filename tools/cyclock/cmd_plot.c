@@ -49,14 +49,17 @@ static int parse(int argc, char **argv, struct plot_opts *o)
 			return 1;
 		} else if (!strcmp(a, "--table")) {
 			o->table = true;
-		} else if (!strcmp(a, "--out") || !strcmp(a, "-o")) {
-			if (++i == argc) {
-				tool_error("plot: %s needs a file name", a);
+		} else if (!strcmp(a, "--out") || !strcmp(a, "-o") || !strncmp(a, "--out=", 6)) {
+			o->out = a[1] == '-' && a[5] == '=' ? a + 6 : i + 1 < argc ? argv[++i] : "";
+			if (!o->out[0]) {
+				tool_error("plot: %.5s needs a file name (try 'cyclock plot --help')",
+					   a);
 				return -1;
 			}
-			o->out = argv[i];
-		} else if (!strncmp(a, "--out=", 6)) {
-			o->out = a + 6;
+		} else if (!strncmp(a, "--table=", 8)) {
+			tool_error("plot: '%s': --table takes no value (try 'cyclock plot --help')",
+				   a);
+			return -1;
 		} else if (a[0] == '-' && a[1]) {
 			tool_error("plot: unknown option '%s' (try 'cyclock plot --help')", a);
 			return -1;
@@ -71,7 +74,7 @@ static int parse(int argc, char **argv, struct plot_opts *o)
 		tool_error("plot: --table and --out - would mix on standard output");
 		return -1;
 	}
-	if (!o->in || (!o->out && !o->table) || (o->out && !o->out[0])) {
+	if (!o->in || (!o->out && !o->table)) {
 		tool_error("plot: missing %s (try 'cyclock plot --help')",
 			   !o->in ? "FILE.json" : "--out FILE.svg");
 		return -1;

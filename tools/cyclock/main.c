@@ -44,6 +44,23 @@ void tool_getopt_start(void)
 	opterr = 0;
 }
 
+void tool_bad_option(const char *cmd, char **argv, int opt)
+{
+	char shortopt[3] = { '-', (char)optopt, '\0' };
+	/* A short option's optopt is its character (named by it: optind may
+	 * still be at its cluster, "-xq"), a long one's is its value (>= 256,
+	 * see cmd.h) or 0, and optind is past it. */
+	const char *name = optopt > 0 && optopt < 256 ? shortopt : argv[optind - 1];
+
+	if (opt == ':')
+		tool_error("%s: %s needs a value (see 'cyclock %s --help')", cmd, name, cmd);
+	else if (optopt >= 256 && strchr(name, '='))
+		tool_error("%s: '%s': %.*s takes no value (see 'cyclock %s --help')", cmd, name,
+			   (int)strcspn(name, "="), name, cmd);
+	else
+		tool_error("%s: bad option '%s' (see 'cyclock %s --help')", cmd, name, cmd);
+}
+
 static void usage(FILE *f)
 {
 	fputs("usage: cyclock [--quiet] [COMMAND [ARGS...]]\n"

@@ -57,7 +57,7 @@ grep -q '^usage: cyclock compare' "$T/help" || cli_fail "--help: no usage"
 
 expect_error 2 'two files' "$D/compare_base.json"
 expect_error 2 'two files'
-expect_error 2 'unknown option' --frobnicate "$D/compare_base.json" "$D/compare_new.json"
+expect_error 2 "bad option '--frobnicate'" --frobnicate "$D/compare_base.json" "$D/compare_new.json"
 expect_error 2 'threshold' --threshold -3 "$D/compare_base.json" "$D/compare_new.json"
 expect_error 2 'needs a value' "$D/compare_base.json" "$D/compare_new.json" --threshold
 expect_error 3 "^cyclock: $T/absent.json: No such file or directory\$" \

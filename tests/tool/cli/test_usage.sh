@@ -41,8 +41,27 @@ cli_expect_error 2 "--repetitions wants" bench warm --repetitions -1
 cli_expect_error 2 "--repetitions wants" bench warm --repetitions 3x
 cli_expect_error 2 "--duration wants" bench accuracy --duration abc
 cli_expect_error 2 "--duration wants" bench accuracy --duration 0
-cli_expect_error 2 "bad option '--bogus'" bench --bogus
-cli_expect_error 2 "bad option '--json'" bench --json
+cli_expect_error 2 "--repetitions wants" bench warm --repetitions abc
+cli_expect_error 2 "--repetitions wants" bench warm --repetitions 99999999999999999999
+cli_expect_error 2 "--threads wants" bench scale --threads 99999999999999999999
+cli_expect_error 2 "--duration wants" bench accuracy --duration nan
+cli_expect_error 2 "--duration wants" bench accuracy --duration 1e400
+# Every option error names the option as given, and the command's --help.
+cli_expect_error 2 "^cyclock: bench: bad option '--bogus' \\(see 'cyclock bench --help'\\)\$" bench --bogus
+cli_expect_error 2 "^cyclock: bench: bad option '-x' " bench -xq
+cli_expect_error 2 "^cyclock: bench: bad option '-x' " bench -qx
+cli_expect_error 2 "^cyclock: bench: --json needs a value \\(see 'cyclock bench --help'\\)\$" bench --json
+cli_expect_error 2 "^cyclock: bench: --repetitions needs a value " bench warm --repetitions
+cli_expect_error 2 "^cyclock: bench: '--quick=1': --quick takes no value " bench --quick=1
+cli_expect_error 2 "^cyclock: compare: bad option '-x' " compare -xh a b
+cli_expect_error 2 "^cyclock: compare: -t needs a value " compare a b -t
+cli_expect_error 2 "^cyclock: compare: --threshold wants a percentage" compare --threshold=abc a b
+cli_expect_error 2 "^cyclock: plot: --out needs a file name" plot a.json --out
+cli_expect_error 2 "^cyclock: plot: --out needs a file name" plot a.json --out=
+cli_expect_error 2 "^cyclock: plot: '--table=1': --table takes no value" plot a.json --table=1
+cli_expect_error 2 "^cyclock: plot: unknown option '-x'" plot -x a.json
+cli_expect_error 2 "^cyclock: run: --clocks needs a value" run --clocks
+cli_expect_error 2 "^cyclock: run: --clocks needs a value" run --clocks= -- true
 cli_expect_error 2 "cannot write '/nonexistent/x.json'" bench warm --json /nonexistent/x.json
 [[ ! -e /nonexistent/x.json ]] || cli_fail "created /nonexistent/x.json"
 cli_expect_error 2 "cannot write" bench warm --csv /nonexistent/x.csv
