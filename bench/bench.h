@@ -174,9 +174,24 @@ int bench_engine(const struct bench_opts *o, struct bench_run *run);
 void bench_fmt_ns(char *buf, size_t len, double ns);
 /* A count: grouped below 100,000 ("12,345"), else three figures and k, M, G. */
 void bench_fmt_count(char *buf, size_t len, double v);
-/* Writes @data to @path atomically (a temporary beside it, synced, then
- * renamed; "-" is stdout); 0, or -1 after printing one line why. */
+/* Writes @data to @path: a regular file (or none yet) atomically (a
+ * temporary beside it, synced, renamed over it, with the old file's mode
+ * and owner; through a symbolic link, its target), anything else (a
+ * character device, a FIFO) in place, never replacing it.  0, or -1 after
+ * printing one line why, the old file intact.  "-" is standard output. */
 int bench__write_file(const char *path, const char *data, size_t len);
+/* Whether @path can be written (before measuring, so that a typo does not
+ * cost a run): 0, or -1 with *@why set to a phrase saying why not. */
+int bench__output_check(const char *path, const char **why);
+/* Whether output names @a and @b write one file: the same file by any two
+ * names (device and inode where it exists, else the same directory and
+ * name), or both "-".  Never for a character device (/dev/null twice
+ * harms nothing). */
+bool bench__output_same(const char *a, const char *b);
+/* Whether @path is "-" or names what standard output is, when that is not
+ * a character device (a terminal): a pipe, FIFO or file the shell opened,
+ * as /dev/stdout does.  Such an output is written as standard output. */
+bool bench__output_is_stdout(const char *path);
 
 /* ---- reporters ---- */
 
@@ -186,8 +201,8 @@ void bench_report_table(FILE *f, const struct bench_run *run);
 /* Whether this build reads and writes JSON (false without jansson, when
  * json/nojson.c stands in for the JSON files below). */
 extern const bool bench_json_supported;
-/* report/json.c: Google Benchmark's JSON format; written to a temporary
- * beside @path and renamed, so @path is whole or untouched.  0, or -1
+/* report/json.c: Google Benchmark's JSON format, written by
+ * bench__write_file() (a regular @path is whole or untouched).  0, or -1
  * after printing one line why. */
 int bench_write_json(const char *path, const struct bench_run *run);
 /* report/csv.c: one row per result, same atomicity. */

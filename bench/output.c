@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the reporters and commands share: numbers written for people, and
- * the atomic file writer: a file is written to a temporary beside it,
- * synced and renamed, so that a reader (or a crash) sees the old file or
- * the new one, never half of one.
+ * the file writer.  A regular file (or none yet) is written to a
+ * temporary beside it, synced and renamed, so that a reader (or a crash)
+ * sees the old file or the new one, never half of one; the new file keeps
+ * the old one's mode and owner, and a symbolic link to it stays a link.
+ * Anything else (a character device such as /dev/null, a FIFO, a
+ * terminal) is written in place and never replaced: renaming over a node
+ * would destroy it.  Block devices, sockets and links to nothing are
+ * refused.  Also here: telling apart what two output names name.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -81,9 +87,7 @@ void bench_fmt_count(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.0f%c", v, sfx[u]);
 }
 
-/* ---- files ---- */
-
-/* ---- the atomic writer ---- */
+/* ---- the file writer ---- */
 
 static int write_all(int fd, const char *data, size_t len)
 {
@@ -114,19 +118,151 @@ static mode_t new_file_mode(void)
 	return 0666 & ~mask;
 }
 
+/* @path's directory with its slash ("a/b/" of "a/b/c"), or "" for a bare
+ * name; malloc'd. */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return strndup(path, slash ? (size_t)(slash - path) + 1 : 0);
+}
+
 /* Makes the rename durable; a failure here loses nothing already written,
  * so it is not reported. */
 static void sync_dir(const char *path)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
-	int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	char *dir = dir_of(path);
+	int fd = dir ? open(*dir ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 
 	if (fd >= 0) {
 		fsync(fd);
 		close(fd);
 	}
 	free(dir);
+}
+
+/* Where a write to a path goes. */
+struct target {
+	char *path;      /* the file written: the path, or a symlink's target (malloc'd) */
+	struct stat st;  /* what is there, when @exists */
+	bool exists;
+	bool direct;     /* not a regular file: written in place, never replaced */
+};
+
+/* Resolves @path into @t: NULL, or why it cannot be written (@t then
+ * holds nothing to free).  A symbolic link to a regular file resolves to
+ * that file, so that the file is replaced and the link stays. */
+static const char *resolve(const char *path, struct target *t)
+{
+	struct stat l;
+
+	memset(t, 0, sizeof(*t));
+	if (stat(path, &t->st) == 0) {
+		t->exists = true;
+		if (S_ISDIR(t->st.st_mode))
+			return strerror(EISDIR);
+		if (S_ISBLK(t->st.st_mode))
+			return "a block device: not written";
+		if (S_ISSOCK(t->st.st_mode))
+			return "a socket: cannot be opened";
+		t->direct = !S_ISREG(t->st.st_mode);
+		if (!t->direct && lstat(path, &l) == 0 && S_ISLNK(l.st_mode))
+			t->path = realpath(path, NULL);
+		else
+			t->path = strdup(path);
+	} else if (errno != ENOENT) {
+		return strerror(errno);
+	} else if (lstat(path, &l) == 0) {
+		return "a symbolic link to nothing: not written";
+	} else {
+		t->path = strdup(path);
+	}
+	return t->path ? NULL : strerror(errno);
+}
+
+/* A device, FIFO or other non-regular file: opened and written as a shell
+ * redirection would (a FIFO waits for its reader), never replaced. */
+static int write_direct(const char *path, const char *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (write_all(fd, data, len)) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return close(fd);
+}
+
+/* The temporary's name: a fixed length in the target's directory (so that
+ * rename() stays within one file system, and a target of NAME_MAX bytes
+ * still leaves room for it). */
+static char *temp_name(const char *path)
+{
+	static const char name[] = ".cyclock-XXXXXX";
+	char *dir = dir_of(path), *tmp = NULL;
+
+	if (dir && asprintf(&tmp, "%s%s", dir, name) < 0)
+		tmp = NULL;
+	free(dir);
+	return tmp;
+}
+
+/* The new file gets the old one's owner and mode (chown first: it clears
+ * the set-id bits), or a new file's. */
+static int set_owner_mode(int fd, const struct target *t, const char **what)
+{
+	struct stat now;
+
+	if (!t->exists)
+		return fchmod(fd, new_file_mode());
+	*what = "cannot keep its owner";
+	if (fstat(fd, &now) ||
+	    ((now.st_uid != t->st.st_uid || now.st_gid != t->st.st_gid) &&
+	     fchown(fd, t->st.st_uid, t->st.st_gid)))
+		return -1;
+	*what = "cannot keep its mode";
+	if (fchmod(fd, t->st.st_mode & 07777))
+		return -1;
+	*what = NULL;
+	return 0;
+}
+
+/* A regular file, or none yet: a temporary beside it, synced, renamed over
+ * it.  0, or -1 with errno and *@what set. */
+static int write_replacing(const struct target *t, const char *data, size_t len,
+			   const char **what)
+{
+	char *tmp = temp_name(t->path);
+	int fd = tmp ? mkostemp(tmp, O_CLOEXEC) : -1, e;
+
+	if (fd < 0) {
+		e = tmp ? errno : ENOMEM;
+		free(tmp);
+		errno = e;
+		return -1;
+	}
+	if (set_owner_mode(fd, t, what) || write_all(fd, data, len) || fsync(fd)) {
+		e = errno ? errno : EIO;
+		close(fd);
+		goto fail;
+	}
+	if (close(fd) || rename(tmp, t->path)) {
+		e = errno;
+		goto fail;
+	}
+	sync_dir(t->path);
+	free(tmp);
+	return 0;
+fail:
+	unlink(tmp);
+	free(tmp);
+	errno = e;
+	return -1;
 }
 
 static int write_stdout(const char *data, size_t len)
@@ -138,50 +274,112 @@ static int write_stdout(const char *data, size_t len)
 	return 0;
 }
 
-/* The temporary's name: beside @path, so that rename() stays within one
- * file system. */
-static char *temp_name(const char *path)
-{
-	static const char suffix[] = ".tmpXXXXXX";
-	size_t n = strlen(path);
-	char *tmp = malloc(n + sizeof(suffix));
-
-	if (tmp) {
-		memcpy(tmp, path, n);
-		memcpy(tmp + n, suffix, sizeof(suffix));
-	}
-	return tmp;
-}
-
 int bench__write_file(const char *path, const char *data, size_t len)
 {
-	char *tmp;
-	int fd, e = ENOMEM;
+	const char *why, *what = NULL;
+	struct target t;
+	int rc;
 
 	if (strcmp(path, "-") == 0)
 		return write_stdout(data, len);
-	tmp = temp_name(path);
-	fd = tmp ? mkstemp(tmp) : -1;
-	if (fd < 0) {
-		e = tmp ? errno : ENOMEM;
-		goto fail;
+	why = resolve(path, &t);
+	if (why) {
+		fprintf(stderr, "cyclock: %s: %s\n", path, why);
+		return -1;
 	}
-	if (fchmod(fd, new_file_mode()) || write_all(fd, data, len) || fsync(fd)) {
-		e = errno ? errno : EIO;
-		close(fd);
-		goto fail_unlink;
+	errno = 0;
+	rc = t.direct ? write_direct(t.path, data, len) : write_replacing(&t, data, len, &what);
+	if (rc)
+		fprintf(stderr, "cyclock: %s: %s%s%s\n", path, what ? what : "", what ? ": " : "",
+			strerror(errno ? errno : EIO));
+	free(t.path);
+	return rc ? -1 : 0;
+}
+
+int bench__output_check(const char *path, const char **why)
+{
+	struct target t;
+	char *dir;
+	int rc;
+
+	if (!strcmp(path, "-"))
+		return 0;
+	*why = resolve(path, &t);
+	if (*why)
+		return -1;
+	dir = t.direct ? NULL : dir_of(t.path);
+	if (t.direct)
+		rc = access(t.path, W_OK);
+	else
+		rc = dir ? access(*dir ? dir : ".", W_OK | X_OK) : -1;
+	if (rc)
+		*why = strerror(errno);
+	free(dir);
+	free(t.path);
+	return rc ? -1 : 0;
+}
+
+/* What @path names, for telling outputs apart: the file's device and
+ * inode where it exists, else its directory's real path and its name. */
+struct output_id {
+	dev_t dev;
+	ino_t ino;
+	bool chr;     /* a character device */
+	char *where;  /* for a file not there yet (malloc'd) */
+};
+
+static int output_id(const char *path, struct output_id *id)
+{
+	struct stat st;
+	char *dir, *real;
+	const char *name = strrchr(path, '/');
+
+	memset(id, 0, sizeof(*id));
+	if (!strcmp(path, "-") && fstat(STDOUT_FILENO, &st))
+		return -1;
+	if (!strcmp(path, "-") || stat(path, &st) == 0) {
+		id->dev = st.st_dev;
+		id->ino = st.st_ino;
+		id->chr = S_ISCHR(st.st_mode);
+		return 0;
 	}
-	if (close(fd) || rename(tmp, path)) {
-		e = errno;
-		goto fail_unlink;
+	name = name ? name + 1 : path;
+	dir = dir_of(path);
+	real = dir ? realpath(*dir ? dir : ".", NULL) : NULL;
+	if (real && asprintf(&id->where, "%s/%s", real, name) < 0)
+		id->where = NULL;
+	free(real);
+	free(dir);
+	return id->where ? 0 : -1;
+}
+
+bool bench__output_same(const char *a, const char *b)
+{
+	struct output_id x, y;
+	bool same = false;
+
+	if (!strcmp(a, "-") && !strcmp(b, "-"))
+		return true;
+	if (output_id(a, &x))
+		return !strcmp(a, b);
+	if (!output_id(b, &y)) {
+		if (x.where || y.where)
+			same = x.where && y.where && !strcmp(x.where, y.where);
+		else
+			same = x.dev == y.dev && x.ino == y.ino && !x.chr;
+		free(y.where);
 	}
-	sync_dir(path);
-	free(tmp);
-	return 0;
-fail_unlink:
-	unlink(tmp);
-fail:
-	fprintf(stderr, "cyclock: %s: %s\n", path, strerror(e));
-	free(tmp);
-	return -1;
+	free(x.where);
+	return same;
+}
+
+bool bench__output_is_stdout(const char *path)
+{
+	struct output_id out;
+
+	if (!strcmp(path, "-"))
+		return true;
+	if (output_id("-", &out) || out.chr)
+		return false;
+	return bench__output_same("-", path);
 }

@@ -3,12 +3,12 @@
  * cyclock bench [SCENARIO...] [--clocks LIST] [--threads LIST]
  *               [--repetitions N] [--duration S] [--quick] [--json FILE]
  *               [--csv FILE] [--quiet]
- * Runs the scenarios, prints the table and writes the files.
+ * Runs the scenarios, prints the table (none when a file goes to standard
+ * output) and writes the files.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,24 +129,16 @@ static int parse_threads(struct bench_opts *o, char *list)
 	return o->n_threads ? 0 : (tool_error("bench: --threads names no count"), -1);
 }
 
-/* Whether a file can be created at @path: checked before measuring, so a
- * typo does not cost a whole run. */
-static int check_output(const char *path)
+/* Whether @path can be written: checked before measuring, so that a typo
+ * does not cost a whole run. */
+static int check_output(const char *opt, const char *path)
 {
-	char *copy, *dir;
-	int ok;
+	const char *why;
 
-	if (!path || !strcmp(path, "-"))
+	if (!bench__output_check(path, &why))
 		return 0;
-	copy = strdup(path);
-	if (!copy)
-		return -1;
-	dir = dirname(copy);
-	ok = access(dir, W_OK | X_OK) == 0;
-	if (!ok)
-		tool_error("bench: cannot write '%s': %s", path, strerror(errno));
-	free(copy);
-	return ok ? 0 : -1;
+	tool_error("bench: %s: cannot write '%s': %s", opt, path, why);
+	return -1;
 }
 
 /* The long options' values: 256 and up (see tool_bad_option()). */
@@ -200,10 +192,10 @@ static int parse_option(struct bench_args *a, int opt, char *arg)
 			return -1;
 		}
 		a->json = arg;
-		return check_output(arg);
+		return check_output("--json", arg);
 	case OPT_CSV:
 		a->csv = arg;
-		return check_output(arg);
+		return check_output("--csv", arg);
 	}
 	return -1;
 }
@@ -215,6 +207,26 @@ static bool chosen(const struct bench_args *a, const struct bench_scenario *s)
 		if (a->scenarios[i] == s)
 			return true;
 	return false;
+}
+
+/* --json and --csv: a name of what standard output is (/dev/stdout into a
+ * pipe) is written as "-", with no table; two names of one file are
+ * refused, since the second would replace the first. */
+static int check_outputs(struct bench_args *a)
+{
+	const char *json = a->json, *csv = a->csv;
+
+	if (json && bench__output_is_stdout(json))
+		a->json = "-";
+	if (csv && bench__output_is_stdout(csv))
+		a->csv = "-";
+	if (!json || !csv || !bench__output_same(a->json, a->csv))
+		return 0;
+	if (!strcmp(a->json, "-") && !strcmp(a->csv, "-"))
+		tool_error("bench: --json and --csv cannot both write to standard output");
+	else
+		tool_error("bench: --json '%s' and --csv '%s' are the same file", json, csv);
+	return -1;
 }
 
 static int parse_args(struct bench_args *a, int argc, char **argv)
@@ -257,11 +269,7 @@ static int parse_args(struct bench_args *a, int argc, char **argv)
 		if (!chosen(a, s) && a->n_scenarios < 16)
 			a->scenarios[a->n_scenarios++] = s;
 	}
-	if (a->json && a->csv && !strcmp(a->json, "-") && !strcmp(a->csv, "-")) {
-		tool_error("bench: --json and --csv cannot both write to standard output");
-		return -1;
-	}
-	return 0;
+	return check_outputs(a);
 }
 
 /* Runs the chosen scenarios into @run; the number that failed. */

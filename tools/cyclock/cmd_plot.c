@@ -39,6 +39,25 @@ static void usage(FILE *f)
 	      "3 the input is unreadable, malformed or has nothing to plot.\n", f);
 }
 
+/* --out: a name of what standard output is (/dev/stdout into a pipe) is
+ * written as "-"; never over the input, nor mixed with --table. */
+static int check_out(struct plot_opts *o)
+{
+	const char *given = o->out;
+
+	if (bench__output_is_stdout(o->out))
+		o->out = "-";
+	if (o->table && !strcmp(o->out, "-")) {
+		tool_error("plot: --table and --out %s would mix on standard output", given);
+		return -1;
+	}
+	if (strcmp(o->in, "-") && bench__output_same(o->in, o->out)) {
+		tool_error("plot: --out '%s' is the input file", given);
+		return -1;
+	}
+	return 0;
+}
+
 /* 0: parsed; 1: --help was asked for; -1: a usage error, printed. */
 static int parse(int argc, char **argv, struct plot_opts *o)
 {
@@ -70,16 +89,12 @@ static int parse(int argc, char **argv, struct plot_opts *o)
 			o->in = a;
 		}
 	}
-	if (o->table && o->out && !strcmp(o->out, "-")) {
-		tool_error("plot: --table and --out - would mix on standard output");
-		return -1;
-	}
 	if (!o->in || (!o->out && !o->table)) {
 		tool_error("plot: missing %s (try 'cyclock plot --help')",
 			   !o->in ? "FILE.json" : "--out FILE.svg");
 		return -1;
 	}
-	return 0;
+	return o->out ? check_out(o) : 0;
 }
 
 /* ---- the picture ---- */

@@ -29,7 +29,7 @@ if ! bench $clocks --json "$T/run.json" --csv "$T/run.csv" >"$T/bench.out" 2>"$T
 	}
 fi
 [ -s "$T/run.json" ] || cli_fail "bench --json wrote no file"
-compgen -G "$T/*.tmp*" >/dev/null && cli_fail "a temporary was left: $(ls "$T")"
+compgen -G "$T/.cyclock-*" >/dev/null && cli_fail "a temporary was left: $(ls -A "$T")"
 
 # The schema: Google Benchmark's keys on every entry (cv, a percentage,
 # has no time_unit, as in Google Benchmark), its context keys, iterations
@@ -109,10 +109,11 @@ echo old >"$T/keep.json"
 	cli_fail "--json beyond the file size limit succeeded"
 grep -q "^cyclock: $T/keep.json: File too large\$" "$T/err" || cli_fail "file size limit: $(cat "$T/err")"
 [ "$(cat "$T/keep.json")" = old ] || cli_fail "the old file was not left whole"
-# Over a directory: the rename fails, the temporary goes.
+# Over a directory: refused before measuring.
 mkdir -p "$T/adir"
 bench $clocks --csv "$T/adir" >/dev/null 2>"$T/err" && cli_fail "--csv over a directory succeeded"
-grep -q "^cyclock: $T/adir: Is a directory\$" "$T/err" || cli_fail "over a directory: $(cat "$T/err")"
-compgen -G "$T/*.tmp*" >/dev/null && cli_fail "a temporary was left: $(ls "$T")"
+grep -q "^cyclock: bench: --csv: cannot write '$T/adir': Is a directory\$" "$T/err" ||
+	cli_fail "over a directory: $(cat "$T/err")"
+compgen -G "$T/.cyclock-*" >/dev/null && cli_fail "a temporary was left: $(ls -A "$T")"
 
 cli_done

@@ -62,7 +62,8 @@ cli_expect_error 2 "^cyclock: plot: '--table=1': --table takes no value" plot a.
 cli_expect_error 2 "^cyclock: plot: unknown option '-x'" plot -x a.json
 cli_expect_error 2 "^cyclock: run: --clocks needs a value" run --clocks
 cli_expect_error 2 "^cyclock: run: --clocks needs a value" run --clocks= -- true
-cli_expect_error 2 "cannot write '/nonexistent/x.json'" bench warm --json /nonexistent/x.json
+cli_expect_error 2 "^cyclock: bench: --json: cannot write '/nonexistent/x.json': No such file or directory\$" \
+	bench warm --json /nonexistent/x.json
 [[ ! -e /nonexistent/x.json ]] || cli_fail "created /nonexistent/x.json"
 cli_expect_error 2 "cannot write" bench warm --csv /nonexistent/x.csv
 cli_expect_error 2 "cannot both write to standard output" bench warm --json - --csv -
