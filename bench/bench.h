@@ -178,8 +178,13 @@ void bench_fmt_count(char *buf, size_t len, double v);
  * temporary beside it, synced, renamed over it, with the old file's mode
  * and owner; through a symbolic link, its target), anything else (a
  * character device, a FIFO) in place, never replacing it.  0, or -1 after
- * printing one line why, the old file intact.  "-" is standard output. */
+ * printing one line why, the old file intact.  "-" is standard output:
+ * its error is kept in bench_stdout_errno for the tool's one last check
+ * of standard output, which says it, not here. */
 int bench__write_file(const char *path, const char *data, size_t len);
+/* The first error bench__write_file("-") met writing standard output (-1:
+ * of no known errno), or 0. */
+extern int bench_stdout_errno;
 /* Whether @path can be written (before measuring, so that a typo does not
  * cost a run): 0, or -1 with *@why set to a phrase saying why not. */
 int bench__output_check(const char *path, const char **why);

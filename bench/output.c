@@ -89,6 +89,8 @@ void bench_fmt_count(char *buf, size_t len, double v)
 
 /* ---- the file writer ---- */
 
+int bench_stdout_errno;
+
 static int write_all(int fd, const char *data, size_t len)
 {
 	while (len > 0) {
@@ -268,7 +270,8 @@ fail:
 static int write_stdout(const char *data, size_t len)
 {
 	if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
-		fprintf(stderr, "cyclock: -: %s\n", strerror(errno));
+		if (!bench_stdout_errno)
+			bench_stdout_errno = errno ? errno : -1;
 		return -1;
 	}
 	return 0;

@@ -3,8 +3,8 @@
  * cyclock bench [SCENARIO...] [--clocks LIST] [--threads LIST]
  *               [--repetitions N] [--duration S] [--quick] [--json FILE]
  *               [--csv FILE] [--quiet]
- * Runs the scenarios, prints the table (none when a file goes to standard
- * output) and writes the files.
+ * Runs the scenarios, writes the files, then prints the table (none when a
+ * file goes to standard output).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -316,13 +316,15 @@ int cmd_bench(int argc, char **argv)
 	bench_context_fill(&run.ctx, tool_argv0);
 	a.o.llc_bytes = bench_llc_bytes(&run.ctx);
 	failed = run_scenarios(&a, &run);
-	to_stdout = (a.json && !strcmp(a.json, "-")) || (a.csv && !strcmp(a.csv, "-"));
-	if (!to_stdout)
-		bench_report_table(stdout, &run);
+	/* The files first: a reader of the table that stops early ("| head",
+	 * SIGPIPE) must not cost them.  Standard output is checked in main(). */
 	if (a.json && bench_write_json(a.json, &run) != 0)
 		failed++;
 	if (a.csv && bench_write_csv(a.csv, &run) != 0)
 		failed++;
+	to_stdout = (a.json && !strcmp(a.json, "-")) || (a.csv && !strcmp(a.csv, "-"));
+	if (!to_stdout)
+		bench_report_table(stdout, &run);
 	bench_run_free(&run);
 	return failed ? EXIT_FAIL : EXIT_OK;
 }

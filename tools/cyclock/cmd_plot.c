@@ -207,11 +207,11 @@ int cmd_plot(int argc, char **argv)
 		tool_error("plot: %s", err);
 		return EXIT_INPUT;
 	}
-	if (o.table) {
-		bench_report_table(stdout, &run);
-		fflush(stdout);
-	}
+	/* The file first: a reader of the table that stops early ("| head",
+	 * SIGPIPE) must not cost it.  Standard output is checked in main(). */
 	ret = o.out ? plot(&run, &o) : EXIT_OK;
+	if (o.table)
+		bench_report_table(stdout, &run);
 	bench_run_free(&run);
 	return ret;
 }

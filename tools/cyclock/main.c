@@ -3,12 +3,20 @@
  * cyclock: what every clock on this machine costs and how good it is.
  *   cyclock [--quiet] [COMMAND [ARGS...]]
  * With no command: "info", then "bench --quick".  See cyclock(1).
+ * Everything a command prints on standard output is checked here, once,
+ * when it returns: output lost to a full disk or a closed stdout is one
+ * line and exit status 1, never a silent success.
  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "bench.h"
 #include "cmd.h"
 
 bool tool_quiet;
@@ -88,11 +96,54 @@ static int default_job(void)
 	return cmd_bench(2, bench);
 }
 
-int main(int argc, char **argv)
+/* A standard stream the caller closed (">&-") is held open on /dev/null,
+ * read-only and close-on-exec: no file the tool opens can become it (a
+ * table written into a JSON file's temporary), writes to it still fail
+ * (EBADF), and "cyclock run"'s command finds it closed as it was. */
+static void hold_closed_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		int null;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (null >= 0 && null != fd) {
+			dup3(null, fd, O_CLOEXEC);
+			close(null);
+		}
+	}
+}
+
+/* The one check of standard output: @rc, or EXIT_FAIL after one line when
+ * anything written to it was lost.  A reader gone (EPIPE, where SIGPIPE
+ * is ignored; by default SIGPIPE ends the tool first) is said by nothing. */
+static int stdout_done(int rc)
+{
+	int e = 0;
+
+	errno = 0;
+	if (fflush(stdout) != 0)
+		e = errno ? errno : -1;
+	/* An error whose buffer stdio dropped: the first one kept, else the
+	 * descriptor's own (a closed one), else unknown (-1). */
+	if (!e && (ferror(stdout) || bench_stdout_errno))
+		e = bench_stdout_errno ? bench_stdout_errno
+				       : write(STDOUT_FILENO, "", 0) < 0 ? errno : -1;
+	if (!e && fclose(stdout) != 0)
+		e = errno ? errno : -1;
+	if (!e)
+		return rc;
+	if (e != EPIPE)
+		tool_error("standard output: %s", e > 0 ? strerror(e) : "write error");
+	return rc == EXIT_OK ? EXIT_FAIL : rc;
+}
+
+/* The global options, then the command: its exit status. */
+static int dispatch(int argc, char **argv)
 {
 	int i = 1;
 
-	tool_argv0 = argv[0];
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
@@ -114,4 +165,11 @@ int main(int argc, char **argv)
 			return commands[c].fn(argc - i, argv + i);
 	tool_error("unknown command '%s' (try 'cyclock --help')", argv[i]);
 	return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	tool_argv0 = argv[0];
+	hold_closed_fds();
+	return stdout_done(dispatch(argc, argv));
 }
