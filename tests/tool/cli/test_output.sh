@@ -6,6 +6,7 @@
 # Device nodes are made in the scratch directory with mknod, never the
 # machine's /dev; standard output is named /proc/self/fd/1, which nothing
 # can be created beside.
+# shellcheck shell=bash
 # shellcheck source=tests/tool/cli/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 : "${CYCLOCK_TEST_DATA:?}"

@@ -2,6 +2,7 @@
 # installs of this build (cmake --install --prefix) and a copy of one
 # moved elsewhere each preload their own libcyclock-preload.so, as -v says
 # and the command's /proc/self/maps shows.
+# shellcheck shell=bash
 # shellcheck source=tests/tool/cli/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 T=$(cd "$CYCLOCK_TEST_TMP" && pwd -P) || exit 1

@@ -6,6 +6,7 @@
 # message, and costs no file: the files are written before the table.
 # The full disk is a 64 KiB tmpfs in a private mount namespace (unshare -m),
 # skipped with a line where that is not permitted.
+# shellcheck shell=bash
 # shellcheck source=tests/tool/cli/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 : "${CYCLOCK_TEST_DATA:?}"
@@ -13,8 +14,9 @@ T=$(cd "$CYCLOCK_TEST_TMP" && pwd -P) || exit 1
 run=$CYCLOCK_TEST_DATA/plot_run.json
 base=$CYCLOCK_TEST_DATA/compare_base.json
 
-# expect_stdout_error RC ERRNO-TEXT CMD...: the tool, its stdout already
-# redirected by the caller, exits 1 with exactly that one line on stderr.
+# stdout_error TEXT CMD...: the tool, its stdout already
+# redirected by the caller, exits 1 with the one line on stderr
+# "cyclock: standard output: TEXT".
 stdout_error() {
 	local text=$1 rc=0
 	shift
