@@ -164,9 +164,9 @@ static const char *resolve(const char *path, struct target *t)
 		if (S_ISDIR(t->st.st_mode))
 			return strerror(EISDIR);
 		if (S_ISBLK(t->st.st_mode))
-			return "a block device: not written";
+			return "a block device";
 		if (S_ISSOCK(t->st.st_mode))
-			return "a socket: cannot be opened";
+			return "a socket";
 		t->direct = !S_ISREG(t->st.st_mode);
 		if (!t->direct && lstat(path, &l) == 0 && S_ISLNK(l.st_mode))
 			t->path = realpath(path, NULL);
@@ -175,7 +175,7 @@ static const char *resolve(const char *path, struct target *t)
 	} else if (errno != ENOENT) {
 		return strerror(errno);
 	} else if (lstat(path, &l) == 0) {
-		return "a symbolic link to nothing: not written";
+		return "a symbolic link to nothing";
 	} else {
 		t->path = strdup(path);
 	}
@@ -287,7 +287,7 @@ int bench__write_file(const char *path, const char *data, size_t len)
 		return write_stdout(data, len);
 	why = resolve(path, &t);
 	if (why) {
-		fprintf(stderr, "cyclock: %s: %s\n", path, why);
+		fprintf(stderr, "cyclock: %s: not written: %s\n", path, why);
 		return -1;
 	}
 	errno = 0;
