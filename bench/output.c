@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,21 +184,24 @@ static const char *resolve(const char *path, struct target *t)
 }
 
 /* A device, FIFO or other non-regular file: opened and written as a shell
- * redirection would (a FIFO waits for its reader), never replaced. */
+ * redirection would (a FIFO waits for its reader), never replaced.  A
+ * FIFO's reader gone is EPIPE, one line, not SIGPIPE's silent end. */
 static int write_direct(const char *path, const char *data, size_t len)
 {
-	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	struct sigaction ignore = { .sa_handler = SIG_IGN }, old;
+	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC), rc = -1, e;
 
 	if (fd < 0)
 		return -1;
-	if (write_all(fd, data, len)) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
+	sigaction(SIGPIPE, &ignore, &old);
+	if (write_all(fd, data, len) == 0)
+		rc = 0;
+	e = errno;
+	sigaction(SIGPIPE, &old, NULL);
+	if (close(fd) && rc == 0)
 		return -1;
-	}
-	return close(fd);
+	errno = e;
+	return rc;
 }
 
 /* The temporary's name: a fixed length in the target's directory (so that
