@@ -219,9 +219,10 @@ static int add_aggregate(json_t *a, const struct bench_result *r, const char *wh
 	err |= put(e, "iterations", json_integer((json_int_t)r->n_samples));
 	err |= put(e, "real_time", json_real(isfinite(v) ? v : 0));
 	err |= put(e, "cpu_time", json_real(isfinite(v) ? v : 0));
-	/* As in Google Benchmark, a percentage has no time unit. */
-	if (!cv)
-		err |= put(e, "time_unit", json_string("ns"));
+	/* Google Benchmark (1.7.1, Debian's) writes a time_unit on every
+	 * entry, the cv's percentage included, and tools that read its files
+	 * expect one everywhere. */
+	err |= put(e, "time_unit", json_string("ns"));
 	if (median)
 		err |= entry_cyclock(e, r, true);
 	err |= json_array_append_new(a, e);

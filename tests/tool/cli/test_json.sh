@@ -14,6 +14,13 @@ rm -rf "${T:?}"/*
 	cli_fail "compare_new.json against itself: exit $?: $(cat "$T/err")"
 [ "$(grep -c '(+0\.00%)$' "$T/self")" -eq 6 ] || cli_fail "compare_new.json: not 6 rows: $(cat "$T/self")"
 
+# Old files: aggregates without time_unit (cyclock before it wrote one on
+# the cv, and Google Benchmark's older versions) read as before.
+cli_run compare "$D/json_old_cv.json" "$D/json_old_cv.json"
+((rc == 0)) || cli_fail "a file without time_unit on its cv: exit $rc: $(cat "$err")"
+grep -q '^warm/cyclock_now/throughput  *20.00  *20.00 (+0.00%)$' "$out" ||
+	cli_fail "the file without time_unit on its cv: $(cat "$out")"
+
 # A quick run of two clocks (or one, where there is no TSC).  Options come
 # before the scenario: "bench" stops at its first operand.
 bench() {
@@ -31,8 +38,8 @@ fi
 [ -s "$T/run.json" ] || cli_fail "bench --json wrote no file"
 compgen -G "$T/.cyclock-*" >/dev/null && cli_fail "a temporary was left: $(ls -A "$T")"
 
-# The schema: Google Benchmark's keys on every entry (cv, a percentage,
-# has no time_unit, as in Google Benchmark), its context keys, iterations
+# The schema: Google Benchmark's keys on every entry (time_unit too, the
+# cv's included, as Google Benchmark 1.7.1 writes it), its context keys, iterations
 # in repetition order, aggregates named NAME_mean..., and cyclock's keys.
 if command -v python3 >/dev/null; then
 	python3 - "$T/run.json" "$T/run.csv" <<'PY' || cli_fail "the JSON schema (see above)"
@@ -46,11 +53,11 @@ for k in ("date", "num_cpus", "caches", "mhz_per_cpu", "library_build_type",
 assert isinstance(ctx["caches"], list) and isinstance(ctx["num_cpus"], int)
 runs = {}
 for e in d["benchmarks"]:
-    for k in ("name", "run_name", "run_type", "iterations", "real_time", "cpu_time"):
+    for k in ("name", "run_name", "run_type", "iterations", "real_time", "cpu_time",
+              "time_unit"):
         assert k in e, "%s lacks %s" % (e.get("name"), k)
     assert e["real_time"] >= 0 and isinstance(e["iterations"], int)
-    if e.get("aggregate_unit") != "percentage":
-        assert e["time_unit"] == "ns", e["name"]
+    assert e["time_unit"] == "ns", e["name"]
     if e["run_type"] == "iteration":
         assert e["name"] == e["run_name"]
         r = runs.setdefault(e["name"], [])
