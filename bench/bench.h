@@ -200,6 +200,14 @@ bool bench__output_is_stdout(const char *path);
 
 /* ---- reporters ---- */
 
+/* report/text.c: @src into @dst (@size > 0), cut to fit at a character
+ * boundary, with what could drive a terminal or break UTF-8 made visible:
+ * control characters (C0, DEL, C1, the bidirectional overrides) as
+ * "\x1b" or "\u202e", bytes that are not UTF-8 as "\xff".  Every string
+ * from a file or the system goes through it before it is stored.
+ * Returns how many characters it escaped. */
+size_t bench_text_clean(char *dst, size_t size, const char *src);
+
 /* report/table.c: the readable table, grouped by scenario, with ratios to
  * the floors where the run has them and a mark on noisy figures. */
 void bench_report_table(FILE *f, const struct bench_run *run);

@@ -31,32 +31,23 @@
 
 int bench__json_fail(struct reader *rd, const char *fmt, ...)
 {
+	char raw[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(rd->err, rd->errlen, fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
 	/* Quoted input (jansson's "near '...'", a run_type) may hold line
-	 * breaks; the error is one line. */
-	for (char *p = rd->err; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	 * breaks or escape sequences; the error is one line, safe to print. */
+	bench_text_clean(rd->err, rd->errlen, raw);
 	return -1;
 }
 
-/* Copies @s into @dst, cutting at a character boundary so that what is
- * written back out stays UTF-8. */
+/* Copies @s into @dst, cleaned (bench_text_clean()): what the reader
+ * stores is printed to terminals and written to SVG files. */
 void bench__json_copy_str(char *dst, size_t size, const char *s)
 {
-	size_t n = strlen(s);
-
-	if (n >= size) {
-		n = size - 1;
-		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
-			n--;
-	}
-	memcpy(dst, s, n);
-	dst[n] = '\0';
+	bench_text_clean(dst, size, s);
 }
 
 const char *bench__json_opt_str(const json_t *o, const char *key)

@@ -41,7 +41,8 @@ struct reader {
 /* json_read.c: the error of @rd as one line; returns -1. */
 int bench__json_fail(struct reader *rd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Copies @s into @dst, cut at a UTF-8 character boundary to fit @size. */
+/* Copies @s into @dst, cleaned by bench_text_clean() (control characters
+ * made visible) and cut at a character boundary to fit @size. */
 void bench__json_copy_str(char *dst, size_t size, const char *s);
 /* The string @key of @o, or NULL when it is missing or not a string. */
 const char *bench__json_opt_str(const json_t *o, const char *key);

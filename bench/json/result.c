@@ -121,10 +121,15 @@ static void fill_extras(struct bench_result *r, json_t *e)
 	json_t *v;
 
 	json_object_foreach(e, key, v) {
+		char clean[sizeof(r->extra[0].key)];
+
 		if (!json_is_number(v) || is_entry_key(key) ||
 		    strlen(key) >= sizeof(r->extra[0].key) || !isfinite(json_number_value(v)))
 			continue;
-		bench_result_extra(r, key, json_number_value(v));
+		/* A key becomes a table's column heading: it is cleaned, and left
+		 * out when cleaning did not leave it whole. */
+		if (bench_text_clean(clean, sizeof(clean), key) == 0)
+			bench_result_extra(r, clean, json_number_value(v));
 	}
 }
 

@@ -8,8 +8,10 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
 #include "svg.h"
 
 static const char *const palette[] = {
@@ -22,24 +24,20 @@ const char *svg_colour(size_t n)
 	return palette[n % (sizeof(palette) / sizeof(palette[0]))];
 }
 
-/* How many bytes the UTF-8 sequence at @p takes, or 0 when it is not one. */
-static size_t utf8_len(const unsigned char *p)
-{
-	size_t n = *p >= 0xf0 && *p < 0xf5 ? 4 : *p >= 0xe0 ? 3 : *p >= 0xc2 ? 2 : 0;
-
-	for (size_t i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
 void svg_escape(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	size_t len = strlen(s);
+	char local[1024], *clean = len < sizeof(local) / 4 ? local : malloc(4 * len + 1);
 
-	while (*p) {
-		size_t n = *p < 0x80 ? 1 : utf8_len(p);
-
+	if (!clean) {
+		fputc('?', f);
+		return;
+	}
+	/* Control characters and bytes that are not UTF-8, which XML 1.0 has
+	 * no way to write, come out visible ("\x1b"); 4 bytes per input byte
+	 * is the most that takes. */
+	bench_text_clean(clean, clean == local ? sizeof(local) : 4 * len + 1, s);
+	for (const char *p = clean; *p; p++) {
 		if (*p == '&')
 			fputs("&amp;", f);
 		else if (*p == '<')
@@ -50,12 +48,11 @@ void svg_escape(FILE *f, const char *s)
 			fputs("&quot;", f);
 		else if (*p == '\'')
 			fputs("&apos;", f);
-		else if (n == 0 || (*p < 0x20 && *p != '\t' && *p != '\n'))
-			fputc('?', f); /* XML 1.0 has no way to write these */
 		else
-			fwrite(p, 1, n, f);
-		p += n ? n : 1;
+			fputc(*p, f);
 	}
+	if (clean != local)
+		free(clean);
 }
 
 void svg_text(struct svg *s, double x, double y, const char *cls, const char *fmt, ...)

@@ -19,8 +19,9 @@ struct svg {
 	FILE *f; /* the body; svg_finish() puts the header around it */
 };
 
-/* Writes @s to @f with &, <, >, " and ' escaped, and any byte that XML
- * forbids (control characters, invalid UTF-8 left as is) replaced by '?'. */
+/* Writes @s to @f with &, <, >, " and ' escaped, and what XML forbids or
+ * a viewer could misread (control characters, bytes that are not UTF-8)
+ * made visible by bench_text_clean() ("\x1b"). */
 void svg_escape(FILE *f, const char *s);
 /* <text> at (@x, @y) of class @cls (space-separated; NULL: none). */
 void svg_text(struct svg *s, double x, double y, const char *cls, const char *fmt, ...)

@@ -32,6 +32,8 @@ static const char *const tokens[] = {
 	"\"aggregate_name\":\"median\"", "\"run_name\":", "\"repetition_index\":",
 	"\"benchmarks\":[", "\"context\":{", "\"iterations\":", "\"threads\":",
 	"\"error_occurred\":true", "\"\\u00e9\\ud800\"", "99999999999999999999",
+	"\"\\u001b[31m\"", "\"\\u009b\\u202e\"", "\"\xc2\x9b\xff\"", "4.9e-324", "1e-310",
+	"\"NaN\"", "1e400", "\"x_floor\":", "\"hist_1e-320\":", "\"label\":",
 };
 
 static int read_file(const char *path, struct input *in)
