@@ -39,6 +39,8 @@ static void fmt_num(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.2f", v);
 }
 
+/* @v in format @f; "" when it is absent (NAN), "n/a" when it is not a
+ * number a table can show (an infinity: a ratio to a zero, say). */
 static void fmt_value(char *buf, size_t len, enum fmt f, double v)
 {
 	if (isnan(v)) {
@@ -46,7 +48,7 @@ static void fmt_value(char *buf, size_t len, enum fmt f, double v)
 		return;
 	}
 	if (isinf(v)) {
-		snprintf(buf, len, "%s", v > 0 ? "inf" : "-inf");
+		snprintf(buf, len, "n/a");
 		return;
 	}
 	switch (f) {
@@ -112,7 +114,10 @@ static void cell(const struct col *c, const struct bench_result *r, char *buf, s
 		fmt_value(buf, len, c->fmt, bench_result_get(r, c->key));
 		break;
 	default:
+		/* A statistic of samples that has no value is not absent. */
 		fmt_value(buf, len, c->fmt, r->st.n ? stat_of(r, c->src) : NAN);
+		if (r->st.n && !buf[0])
+			snprintf(buf, len, "n/a");
 		break;
 	}
 	/* A mark on every cell of the column, a blank where not noisy, keeps

@@ -177,7 +177,7 @@ static int plot(const struct bench_run *run, const struct plot_opts *o)
 	int ret;
 
 	if (!doc && nothing) {
-		tool_error("plot: %s: nothing to plot: no warm, scale or resolution results",
+		tool_error("plot: %s: nothing to plot: no warm, scale or resolution time to draw",
 			   o->in);
 		return EXIT_INPUT;
 	}

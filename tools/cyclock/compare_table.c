@@ -49,14 +49,15 @@ static void fill_cell(struct cell *c, const struct bench_result *base,
 		snprintf(c->val, sizeof(c->val), "-");
 		return;
 	}
-	snprintf(c->val, sizeof(c->val), "%.2f", r->st.median);
+	/* A figure that is not a number is said in words, never "nan". */
+	snprintf(c->val, sizeof(c->val), isfinite(r->st.median) ? "%.2f" : "n/a", r->st.median);
 	if (!base || r == base)
 		return;
-	if (!(base->st.median > 0)) {
+	pct = (r->st.median - base->st.median) / base->st.median * 100;
+	if (!(base->st.median > 0) || !isfinite(pct)) {
 		snprintf(c->pct, sizeof(c->pct), "(n/a)");
 		return;
 	}
-	pct = (r->st.median - base->st.median) / base->st.median * 100;
 	snprintf(c->pct, sizeof(c->pct), "(%+.2f%%)", pct);
 	if (beyond_noise(pct, base, r, threshold))
 		c->mark = (pct < 0) != base->higher_is_better ? "better" : "worse";

@@ -11,6 +11,12 @@
 #include "bench.h"
 #include "svg.h"
 
+/* The times a panel draws, in ns; what lies outside (or is not finite) is
+ * left out and counted in the panel's caption.  A run with no drawable
+ * figure in any panel has nothing to plot (cmd_plot.c exits 3). */
+#define PLOT_MIN_NS 1e-3
+#define PLOT_MAX_NS 1e18
+
 /* What one call costs per clock (warm), throughput and latency. */
 double tool_plot_cost(struct svg *s, double y, const struct bench_run *run);
 /* What one call costs against the number of threads reading (scale). */

@@ -88,6 +88,28 @@ static const char *group_colour(const char *group)
 
 /* ---- the panels ---- */
 
+/* Whether @ns is a time a panel can draw: finite and from PLOT_MIN_NS to
+ * PLOT_MAX_NS.  Below a thousandth of a ns no clock measures, and a
+ * subnormal or infinite figure has no place on a log axis; what is left
+ * out is counted, and the panel's caption says how many. */
+static bool usable(double ns, size_t *dropped)
+{
+	if (isfinite(ns) && ns >= PLOT_MIN_NS && ns <= PLOT_MAX_NS)
+		return true;
+	(*dropped)++;
+	return false;
+}
+
+/* "; 3 figures left out ...", or "" when none was. */
+static const char *dropped_note(char *buf, size_t len, size_t dropped)
+{
+	buf[0] = '\0';
+	if (dropped)
+		snprintf(buf, len, "; %zu figure%s left out (not finite, or not from %g ns to "
+			 "%g ns)", dropped, dropped == 1 ? "" : "s", PLOT_MIN_NS, PLOT_MAX_NS);
+	return buf;
+}
+
 /* The bar of @clock in @bars[0..*n), added at the end of its group. */
 static struct svg_bar *bar_for(struct svg_bar *bars, size_t *n, const char *clock)
 {
@@ -118,7 +140,8 @@ double tool_plot_cost(struct svg *s, double y, const struct bench_run *run)
 	struct svg_bar *bars = calloc(run->n + 1, sizeof(*bars));
 	struct svg_hbars c = { .title = "What one call costs (warm: a tight loop)", .bars = bars };
 	bool latency = false, ratios = false;
-	char clock[48], caption[200];
+	char clock[48], caption[300], note[100];
+	size_t dropped = 0;
 
 	if (!bars)
 		return -1;
@@ -127,7 +150,8 @@ double tool_plot_cost(struct svg *s, double y, const struct bench_run *run)
 		int k = is_variant(r, "throughput") ? 0 : is_variant(r, "latency") ? 1 : -1;
 		struct svg_bar *b;
 
-		if (strcmp(r->scenario, "warm") || k < 0 || r->higher_is_better)
+		if (strcmp(r->scenario, "warm") || k < 0 || r->higher_is_better ||
+		    !usable(r->st.median, &dropped))
 			continue;
 		clock_of(r, clock, sizeof(clock));
 		b = bar_for(bars, &c.n, clock);
@@ -141,10 +165,11 @@ double tool_plot_cost(struct svg *s, double y, const struct bench_run *run)
 	c.series[1] = latency ? "latency (each read waits for the last)" : NULL;
 	snprintf(caption, sizeof(caption),
 		 "median ns per call, log scale: each grid line is 10x the one before%s%s%s; "
-		 "~ marks a noisy figure",
+		 "~ marks a noisy figure%s",
 		 ratios ? "; (1.04x): against " : "",
 		 !ratios ? "" : run->ctx.floor[0] ? run->ctx.floor : "the floor",
-		 ratios && run->ctx.floor[0] ? ", the least an ordered ns clock can cost" : "");
+		 ratios && run->ctx.floor[0] ? ", the least an ordered ns clock can cost" : "",
+		 dropped_note(note, sizeof(note), dropped));
 	c.caption = caption;
 	y = c.n ? svg_draw_hbars(s, y, &c) : 0;
 	free(bars);
@@ -215,10 +240,10 @@ double tool_plot_scale(struct svg *s, double y, const struct bench_run *run)
 {
 	struct svg_series ser[MAX_LINES];
 	struct svg_chart c = {
-		.title = "What one call costs as threads read at once (scale)",
-		.caption = "threads reading (log2)", .s = ser,
+		.title = "What one call costs as threads read at once (scale)", .s = ser,
 	};
-	char clock[48];
+	char clock[48], caption[160], note[100];
+	size_t dropped = 0;
 
 	for (size_t i = 0; i < run->n; i++) {
 		const struct bench_result *r = &run->v[i];
@@ -227,7 +252,7 @@ double tool_plot_scale(struct svg *s, double y, const struct bench_run *run)
 		/* Idle threads are another question (does an idle sibling cost
 		 * CPU time?) with its own variant; only readers are drawn. */
 		if (strcmp(r->scenario, "scale") || threads_of(r) < 1 || r->variant[0] ||
-		    !(r->st.median > 0))
+		    !usable(r->st.median, &dropped))
 			continue;
 		clock_of(r, clock, sizeof(clock));
 		if (!scale_drawn(run, clock))
@@ -236,11 +261,14 @@ double tool_plot_scale(struct svg *s, double y, const struct bench_run *run)
 		if (l)
 			series_add(l, threads_of(r), r->st.median);
 	}
+	snprintf(caption, sizeof(caption), "threads reading (log2)%s",
+		 dropped_note(note, sizeof(note), dropped));
+	c.caption = caption;
 	return c.n ? svg_draw_lines(s, y, &c) : 0;
 }
 
 /* The "hist_<ns>" extras of @r as a histogram; false when it has none. */
-static bool hist_of(const struct bench_result *r, struct svg_series *h)
+static bool hist_of(const struct bench_result *r, struct svg_series *h, size_t *dropped)
 {
 	memset(h, 0, sizeof(*h));
 	clock_of(r, h->label, sizeof(h->label));
@@ -248,7 +276,9 @@ static bool hist_of(const struct bench_result *r, struct svg_series *h)
 		double at = atof(r->extra[e].key + 5);
 		size_t k = h->n;
 
-		if (strncmp(r->extra[e].key, "hist_", 5) || !(at > 0) || !(r->extra[e].value >= 0))
+		if (strncmp(r->extra[e].key, "hist_", 5))
+			continue;
+		if (!usable(at, dropped) || !(r->extra[e].value >= 0))
 			continue;
 		while (k > 0 && h->x[k - 1] > at) {
 			h->x[k] = h->x[k - 1];
@@ -265,17 +295,20 @@ static bool hist_of(const struct bench_result *r, struct svg_series *h)
 static double panel_hists(struct svg *s, double y, const struct bench_run *run)
 {
 	struct svg_series *h = calloc(run->n + 1, sizeof(*h));
-	struct svg_chart c = {
-		.title = "How finely each clock ticks (resolution)", .s = h,
-		.caption = "steps between back-to-back readings, by size in ns (log scale); "
-			   "bar height: share of the clock's steps",
-	};
+	struct svg_chart c = { .title = "How finely each clock ticks (resolution)", .s = h };
+	char caption[220], note[100];
+	size_t dropped = 0;
 
 	if (!h)
 		return -1;
 	for (size_t i = 0; i < run->n; i++)
-		if (!strcmp(run->v[i].scenario, "resolution") && hist_of(&run->v[i], &h[c.n]))
+		if (!strcmp(run->v[i].scenario, "resolution") &&
+		    hist_of(&run->v[i], &h[c.n], &dropped))
 			c.n++;
+	snprintf(caption, sizeof(caption), "steps between back-to-back readings, by size in ns "
+		 "(log scale); bar height: share of the clock's steps%s",
+		 dropped_note(note, sizeof(note), dropped));
+	c.caption = caption;
 	y = c.n ? svg_draw_hists(s, y, &c) : 0;
 	free(h);
 	return y;
@@ -285,12 +318,9 @@ static double panel_hists(struct svg *s, double y, const struct bench_run *run)
 double tool_plot_resolution(struct svg *s, double y, const struct bench_run *run)
 {
 	struct svg_bar *bars = calloc(run->n + 1, sizeof(*bars));
-	struct svg_hbars c = {
-		.title = "How finely each clock ticks (resolution)", .bars = bars,
-		.caption = "smallest non-zero step between two readings in ns, log scale: "
-			   "each grid line is 10x the one before",
-	};
-	char clock[48];
+	struct svg_hbars c = { .title = "How finely each clock ticks (resolution)", .bars = bars };
+	char clock[48], caption[220], note[100];
+	size_t dropped = 0;
 	double h;
 
 	if (!bars)
@@ -299,13 +329,17 @@ double tool_plot_resolution(struct svg *s, double y, const struct bench_run *run
 		const struct bench_result *r = &run->v[i];
 		struct svg_bar *b;
 
-		if (strcmp(r->scenario, "resolution"))
+		if (strcmp(r->scenario, "resolution") || !usable(r->st.median, &dropped))
 			continue;
 		clock_of(r, clock, sizeof(clock));
 		b = bar_for(bars, &c.n, clock);
 		b->v[0] = r->st.median;
 		b->noisy |= r->noisy;
 	}
+	snprintf(caption, sizeof(caption), "smallest non-zero step between two readings in ns, "
+		 "log scale: each grid line is 10x the one before%s",
+		 dropped_note(note, sizeof(note), dropped));
+	c.caption = caption;
 	h = panel_hists(s, y, run);
 	if (!h && c.n)
 		h = svg_draw_hbars(s, y, &c);

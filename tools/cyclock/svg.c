@@ -118,12 +118,22 @@ int svg_finish(FILE *out, double height, const char *title, const char *body, si
 
 /* ---- axes ---- */
 
+/* @v within [@lo, @hi], NaN as @lo: an axis is made of finite numbers. */
+static double clamp(double v, double lo, double hi)
+{
+	return v >= lo ? (v <= hi ? v : hi) : lo;
+}
+
 void svg_axis_fit(struct svg_axis *a, double vmin, double vmax, bool log, double p0, double p1)
 {
 	a->log = log;
 	a->p0 = p0;
 	a->p1 = p1;
 	if (log) {
+		/* Whole decades between SVG_AXIS_MIN and SVG_AXIS_MAX: pow(10, floor(
+		 * log10(v))) of a subnormal v is 0, and of an infinite v infinite. */
+		vmin = clamp(vmin, SVG_AXIS_MIN, SVG_AXIS_MAX);
+		vmax = clamp(vmax, vmin, SVG_AXIS_MAX);
 		a->lo = pow(10, floor(log10(vmin)));
 		a->hi = pow(10, ceil(log10(vmax)));
 		if (a->hi <= a->lo)
@@ -131,7 +141,7 @@ void svg_axis_fit(struct svg_axis *a, double vmin, double vmax, bool log, double
 		return;
 	}
 	a->lo = 0;
-	a->hi = vmax > 0 ? vmax : 1;
+	a->hi = vmax > 0 ? clamp(vmax, SVG_AXIS_MIN, SVG_AXIS_MAX) : 1;
 	/* Round up to 1, 2 or 5 times a power of ten, for round grid lines. */
 	for (double step = pow(10, floor(log10(a->hi))); ; step *= 10) {
 		if (a->hi <= step) { a->hi = step; break; }
@@ -148,8 +158,8 @@ double svg_axis_at(const struct svg_axis *a, double v)
 		f = v > 0 ? log10(v / a->lo) / log10(a->hi / a->lo) : 0;
 	else
 		f = (v - a->lo) / (a->hi - a->lo);
-	f = f < 0 ? 0 : f > 1 ? 1 : f;
-	return a->p0 + f * (a->p1 - a->p0);
+	/* Off the axis (NaN too) lands on its ends, never outside them. */
+	return a->p0 + clamp(f, 0, 1) * (a->p1 - a->p0);
 }
 
 /* A tick's label: round values as one would say them ("1 ns", "100 us"). */

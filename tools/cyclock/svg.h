@@ -45,9 +45,16 @@ struct svg_axis {
 	bool log;
 };
 
-/* Fits @a around [@vmin, @vmax] (vmin > 0 in log scale, whole decades;
- * linear starts at 0 and ends on a round number). */
+/* The values an axis can span: what lies outside (a subnormal, an
+ * infinity, NaN) is put on its end. */
+#define SVG_AXIS_MIN 1e-300
+#define SVG_AXIS_MAX 1e300
+
+/* Fits @a around [@vmin, @vmax] (log scale: whole decades; linear starts
+ * at 0 and ends on a round number), clamped to [SVG_AXIS_MIN,
+ * SVG_AXIS_MAX], so that any input gives finite ends. */
 void svg_axis_fit(struct svg_axis *a, double vmin, double vmax, bool log, double p0, double p1);
+/* Where @v lands on @a, within [p0, p1] whatever @v is (NaN: at p0). */
 double svg_axis_at(const struct svg_axis *a, double v);
 /* Grid lines and labels of @a, every decade in log scale, five steps in
  * linear: an x axis (@is_x) with its lines from @from (top) to @to
