@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,12 +31,29 @@
 #define CYCLOCK_TOOL_BUILD_TYPE "unknown"
 #endif
 
-/* The first line of file @path, without its newline, into @buf; false
- * (and @buf = @dflt) when it cannot be read. */
+/*
+ * Where a file of sysfs or /proc is read from: @path itself, or under
+ * $CYCLOCK_TEST_SYSROOT when the tests set it, so that they can feed the
+ * parsers values no real machine has (tests/tool/cli/test_context.sh).
+ */
+static const char *sys_path(const char *path, char *buf, size_t len)
+{
+	const char *root = getenv("CYCLOCK_TEST_SYSROOT");
+
+	if (!root || !root[0])
+		return path;
+	snprintf(buf, len, "%s%s", root, path);
+	return buf;
+}
+
+/* The first line of file @path, without its newline and cleaned
+ * (bench_text_clean()), into @buf; false (and @buf = @dflt) when it
+ * cannot be read. */
 static bool read_line(const char *path, char *buf, size_t len, const char *dflt)
 {
-	FILE *f = fopen(path, "r");
-	bool ok = f && fgets(buf, (int)len, f);
+	char where[512], raw[512];
+	FILE *f = fopen(sys_path(path, where, sizeof(where)), "r");
+	bool ok = f && fgets(raw, (int)sizeof(raw), f);
 
 	if (f)
 		fclose(f);
@@ -43,15 +61,16 @@ static bool read_line(const char *path, char *buf, size_t len, const char *dflt)
 		snprintf(buf, len, "%s", dflt);
 		return false;
 	}
-	buf[strcspn(buf, "\n")] = '\0';
+	raw[strcspn(raw, "\n")] = '\0';
+	bench_text_clean(buf, len, raw);
 	return true;
 }
 
 /* The value of the first "@key<tabs>: value" line of /proc/cpuinfo. */
 static bool cpuinfo(const char *key, char *buf, size_t len)
 {
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[512];
+	char where[512], line[512];
+	FILE *f = fopen(sys_path("/proc/cpuinfo", where, sizeof(where)), "r");
 	size_t klen = strlen(key);
 	bool found = false;
 
@@ -63,7 +82,7 @@ static bool cpuinfo(const char *key, char *buf, size_t len)
 			continue;
 		colon += strspn(colon + 1, " \t") + 1;
 		colon[strcspn(colon, "\n")] = '\0';
-		snprintf(buf, len, "%s", colon);
+		bench_text_clean(buf, len, colon);
 		found = true;
 	}
 	if (f)
@@ -71,41 +90,67 @@ static bool cpuinfo(const char *key, char *buf, size_t len)
 	return found;
 }
 
-/* How many CPUs a sysfs list such as "0-3,8" names. */
-static int cpu_list_count(const char *list)
+/* The decimal number at @s, at most @max, into *@v with *@end after it;
+ * false when there is none or it is larger (ERANGE included).  sysfs is
+ * the kernel's, but a driver, a container's fake or a test may put
+ * anything there, and a C conversion that overflows is undefined. */
+static bool parse_num(const char *s, unsigned long long max, unsigned long long *v, char **end)
 {
-	int count = 0;
-
-	while (*list && isdigit((unsigned char)*list)) {
-		char *end;
-		long a = strtol(list, &end, 10), b = a;
-
-		if (*end == '-')
-			b = strtol(end + 1, &end, 10);
-		count += (int)(b - a + 1);
-		list = *end == ',' ? end + 1 : end;
-	}
-	return count > 0 ? count : 1;
+	if (!isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	*v = strtoull(s, end, 10);
+	return errno == 0 && *v <= max;
 }
 
-/* "32K", "1024K", "32768K", "8M" in bytes. */
+#define MAX_CPUS (1u << 20)
+
+/* How many CPUs a sysfs list such as "0-3,8" names; 1 when it is not one. */
+static int cpu_list_count(const char *list)
+{
+	unsigned long long count = 0, a, b;
+	char *end;
+
+	while (*list && parse_num(list, MAX_CPUS, &a, &end)) {
+		b = a;
+		if (*end == '-' && (!parse_num(end + 1, MAX_CPUS, &b, &end) || b < a))
+			return 1;
+		count += b - a + 1;
+		if (count > MAX_CPUS)
+			return 1;
+		list = *end == ',' ? end + 1 : end;
+	}
+	return count > 0 ? (int)count : 1;
+}
+
+/* Above any cache made: a size this large is garbage (and the cold
+ * scenario allocates twice the last level's). */
+#define MAX_CACHE_BYTES (16ULL << 30)
+
+/* "32K", "1024K", "32768K", "8M" in bytes; 0 when it is not a size
+ * (unparseable, overflowing, above MAX_CACHE_BYTES). */
 static long cache_size(const char *s)
 {
+	unsigned long long v, mult = 1;
 	char *end;
-	long v = strtol(s, &end, 10);
 
+	if (!parse_num(s, MAX_CACHE_BYTES, &v, &end))
+		return 0;
 	if (*end == 'K')
-		v *= 1024;
+		mult = 1024;
 	else if (*end == 'M')
-		v *= 1024 * 1024;
-	return v;
+		mult = 1024 * 1024;
+	else if (*end != '\0')
+		return 0;
+	return v <= MAX_CACHE_BYTES / mult ? (long)(v * mult) : 0;
 }
 
 static void fill_caches(struct bench_context *ctx)
 {
 	for (int i = 0; i < 8 && ctx->n_caches < 8; i++) {
-		char path[96], level[16], type[16], size[32], shared[64];
+		char path[96], level[16], type[16], size[32], shared[64], *end;
 		struct bench_cache *c = &ctx->caches[ctx->n_caches];
+		unsigned long long lvl;
 
 #define INDEX_FILE(name) (snprintf(path, sizeof(path), \
 	"/sys/devices/system/cpu/cpu0/cache/index%d/" name, i), path)
@@ -115,9 +160,12 @@ static void fill_caches(struct bench_context *ctx)
 			continue;
 		read_line(INDEX_FILE("shared_cpu_list"), shared, sizeof(shared), "0");
 #undef INDEX_FILE
-		c->level = atoi(level);
+		/* A cache whose level or size is not a number is unknown: left
+		 * out, as one that sysfs does not list. */
+		if (!parse_num(level, 16, &lvl, &end) || *end || !(c->size = cache_size(size)))
+			continue;
+		c->level = (int)lvl;
 		snprintf(c->type, sizeof(c->type), "%s", type);
-		c->size = cache_size(size);
 		c->num_sharing = cpu_list_count(shared);
 		ctx->n_caches++;
 	}
@@ -177,6 +225,9 @@ static void fill_cpu(struct bench_context *ctx)
 	else if (read_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", mhz,
 			   sizeof(mhz), ""))
 		ctx->mhz_per_cpu = atof(mhz) / 1000;
+	/* atof() reads "nan" and "1e999" too: a rate is finite or unknown. */
+	if (!(ctx->mhz_per_cpu > 0 && ctx->mhz_per_cpu < 1e9))
+		ctx->mhz_per_cpu = 0;
 	read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", ctx->governor,
 		  sizeof(ctx->governor), "none");
 	ctx->cpu_scaling_enabled = strcmp(ctx->governor, "none") != 0 &&
@@ -190,7 +241,7 @@ static void fill_system(struct bench_context *ctx, const char *argv0)
 	struct utsname u;
 	time_t now = time(NULL);
 	struct tm tm;
-	char tz[8];
+	char tz[8], host[sizeof(ctx->host_name)];
 
 	localtime_r(&now, &tm);
 	strftime(ctx->date, sizeof(ctx->date), "%Y-%m-%dT%H:%M:%S", &tm);
@@ -198,9 +249,10 @@ static void fill_system(struct bench_context *ctx, const char *argv0)
 	strftime(tz, sizeof(tz), "%z", &tm);
 	snprintf(ctx->date + strlen(ctx->date), sizeof(ctx->date) - strlen(ctx->date),
 		 "%.3s:%.2s", tz, tz + 3);
-	if (gethostname(ctx->host_name, sizeof(ctx->host_name)) != 0)
-		snprintf(ctx->host_name, sizeof(ctx->host_name), "unknown");
-	ctx->host_name[sizeof(ctx->host_name) - 1] = '\0';
+	if (gethostname(host, sizeof(host)) != 0)
+		snprintf(host, sizeof(host), "unknown");
+	host[sizeof(host) - 1] = '\0';
+	bench_text_clean(ctx->host_name, sizeof(ctx->host_name), host);
 	snprintf(ctx->executable, sizeof(ctx->executable), "%s", argv0 ? argv0 : "cyclock");
 	if (uname(&u) == 0) {
 		snprintf(ctx->arch, sizeof(ctx->arch), "%.15s", u.machine);
