@@ -48,10 +48,10 @@ static struct bench_result *run_slot(struct bench_run *run)
 	return &run->v[run->n];
 }
 
-struct bench_result *bench_run_add(struct bench_run *run, const char *scenario,
-				   const char *clock, const char *variant, int threads,
-				   long iterations, const double *samples, size_t n,
-				   double noise_limit)
+struct bench_result *bench__run_add_quiet(struct bench_run *run, const char *scenario,
+					  const char *clock, const char *variant, int threads,
+					  long iterations, const double *samples, size_t n,
+					  double noise_limit)
 {
 	struct bench_result *r = run_slot(run);
 	double *copy = malloc((n ? n : 1) * sizeof(*copy));
@@ -60,7 +60,6 @@ struct bench_result *bench_run_add(struct bench_run *run, const char *scenario,
 	if (!r || !copy || !sorted) {
 		free(copy);
 		free(sorted);
-		fprintf(stderr, "cyclock: out of memory for results\n");
 		return NULL;
 	}
 	memset(r, 0, sizeof(*r));
@@ -81,6 +80,19 @@ struct bench_result *bench_run_add(struct bench_run *run, const char *scenario,
 	free(sorted);
 	r->noisy = noise_limit > 0 && r->st.spread > noise_limit;
 	run->n++;
+	return r;
+}
+
+struct bench_result *bench_run_add(struct bench_run *run, const char *scenario,
+				   const char *clock, const char *variant, int threads,
+				   long iterations, const double *samples, size_t n,
+				   double noise_limit)
+{
+	struct bench_result *r = bench__run_add_quiet(run, scenario, clock, variant, threads,
+						      iterations, samples, n, noise_limit);
+
+	if (!r)
+		fprintf(stderr, "cyclock: out of memory for results\n");
 	return r;
 }
 

@@ -116,6 +116,12 @@ struct bench_result *bench_run_add(struct bench_run *run, const char *scenario,
 				   const char *clock, const char *variant, int threads,
 				   long iterations, const double *samples, size_t n,
 				   double noise_limit);
+/* The same, silent when out of memory: for the JSON reader, whose error
+ * is one line of its own. */
+struct bench_result *bench__run_add_quiet(struct bench_run *run, const char *scenario,
+					  const char *clock, const char *variant, int threads,
+					  long iterations, const double *samples, size_t n,
+					  double noise_limit);
 /* Sets extra figure @key of @r (replacing one of the same key). */
 void bench_result_extra(struct bench_result *r, const char *key, double value);
 /* Extra figure @key of @r, or NAN. */

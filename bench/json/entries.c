@@ -134,7 +134,7 @@ static int group_of(struct reader *rd, const char *key, size_t i, size_t *gi)
 		struct group *v = realloc(rd->g, cap * sizeof(*v));
 
 		if (!v)
-			return bench__json_fail(rd, "out of memory");
+			return bench__json_fail(rd, BENCH__JSON_OOM);
 		rd->g = v;
 		rd->cap = cap;
 	}
@@ -144,7 +144,7 @@ static int group_of(struct reader *rd, const char *key, size_t i, size_t *gi)
 	g->key = strdup(key);
 	if (!g->key || json_object_set_new(rd->index, key, json_integer((json_int_t)rd->ng))) {
 		free(g->key);
-		return bench__json_fail(rd, "out of memory");
+		return bench__json_fail(rd, BENCH__JSON_OOM);
 	}
 	*gi = rd->ng++;
 	return 0;

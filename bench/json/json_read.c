@@ -27,7 +27,6 @@
 #include "bench.h"
 #include "json_read.h"
 
-#define MAX_FILE_BYTES (64L << 20)
 
 int bench__json_fail(struct reader *rd, const char *fmt, ...)
 {
@@ -80,7 +79,7 @@ static int read_entries(struct reader *rd, struct bench_run *run)
 	rd->rep = calloc(n, sizeof(*rd->rep));
 	rd->index = json_object();
 	if (!rd->next || !rd->ns || !rd->rep || !rd->index)
-		return bench__json_fail(rd, "out of memory");
+		return bench__json_fail(rd, BENCH__JSON_OOM);
 	for (size_t i = 0; i < n; i++)
 		if (bench__json_file_entry(rd, i))
 			return -1;
@@ -123,9 +122,12 @@ int bench_parse_json(const char *buf, size_t len, struct bench_run *run, char *e
 
 	rd.err[0] = '\0';
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+	/* jansson says nothing in je.text when a malloc() failed. */
+	if (!root && json_error_code(&je) == json_error_out_of_memory)
+		return bench__json_fail(&rd, BENCH__JSON_OOM);
 	if (!root)
 		return bench__json_fail(&rd, "not JSON: line %d column %d: %s", je.line, je.column,
-					je.text);
+					je.text[0] ? je.text : "(no reason given)");
 	ret = read_root(&rd, root, run);
 	for (size_t k = 0; k < rd.ng; k++)
 		free(rd.g[k].key);
@@ -189,13 +191,21 @@ int bench_read_json(const char *path, struct bench_run *run, char *err, size_t e
 
 	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
 		errno = EISDIR;
+	else if (fd >= 0 && S_ISREG(st.st_mode) && st.st_size > MAX_FILE_BYTES)
+		errno = EFBIG; /* said before a byte is read; a pipe is read with the cap */
 	else if (fd >= 0)
 		buf = slurp(fd, &len);
 	if (!buf && errno == EFBIG)
-		snprintf(err, errlen, "%s: larger than %ld MiB", shown, MAX_FILE_BYTES >> 20);
+		snprintf(err, errlen, "%s: larger than %ld MiB, the most a run file may be",
+			 shown, MAX_FILE_BYTES >> 20);
+	else if (!buf && errno == ENOMEM)
+		snprintf(err, errlen, "out of memory reading %s", shown);
 	else if (!buf)
 		snprintf(err, errlen, "%s: %s", shown, strerror(errno));
-	else if ((ret = bench_parse_json(buf, len, run, msg, sizeof(msg))))
+	else if ((ret = bench_parse_json(buf, len, run, msg, sizeof(msg))) &&
+		 !strcmp(msg, BENCH__JSON_OOM))
+		snprintf(err, errlen, "out of memory reading %s", shown);
+	else if (ret)
 		snprintf(err, errlen, "%s: %s", shown, msg);
 	if (fd > STDIN_FILENO)
 		close(fd);

@@ -18,6 +18,14 @@
 #define MAX_BENCHMARKS 100000        /* distinct names in one file */
 #define MAX_SAMPLES 100000           /* repetitions of one name */
 #define MAX_TIME_NS 1e18             /* 31 years: anything longer is garbage */
+/* The largest file read (docs/tool.md).  jansson holds the whole tree:
+ * ~11 bytes of memory per byte of a run file, and up to ~80 per byte of
+ * one made of empty objects ("{},"), so this is at most ~1.3 GB; the
+ * default "bench --quick" writes 1.2 MiB. */
+#define MAX_FILE_BYTES (16L << 20)
+/* The error of every allocation that failed, which bench_read_json()
+ * turns into "out of memory reading FILE". */
+#define BENCH__JSON_OOM "out of memory"
 
 /* One benchmark name: its entries are chained through reader.next. */
 struct group {

@@ -147,16 +147,17 @@ int bench__json_add_group(struct reader *rd, struct bench_run *run, const struct
 	if (!s || !v) {
 		free(s);
 		free(v);
-		return bench__json_fail(rd, "out of memory");
+		return bench__json_fail(rd, BENCH__JSON_OOM);
 	}
 	n = group_samples(rd, g, v, s);
 	if (!bench__json_opt_int(rd, first, "iterations", LONG_MAX / 2, &iterations) &&
 	    !bench__json_opt_int(rd, at, "threads", 1 << 20, &threads))
-		r = bench_run_add(run, "", NULL, NULL, (int)threads, iterations, v, n, 0);
+		r = bench__run_add_quiet(run, "", NULL, NULL, (int)threads, iterations, v,
+					  n, 0);
 	free(s);
 	free(v);
 	if (!r)
-		return rd->err[0] ? -1 : bench__json_fail(rd, "out of memory");
+		return rd->err[0] ? -1 : bench__json_fail(rd, BENCH__JSON_OOM);
 	fill_labels(r, g->key, e);
 	fill_stats(r, e);
 	fill_extras(r, e);
