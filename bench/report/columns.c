@@ -57,7 +57,7 @@ static const struct known_extra known_extras[] = {
 	{ "retries_per_read", "retries/read", FMT_NUM, 0 },
 	{ "slowest_ns", "slowest", FMT_NS, 0 },
 	{ "switches_per_s", "switches/s", FMT_COUNT, 0 },
-	{ "clock_cost_ns", "clock cost", FMT_NS, 0 },
+	{ "clock_cost_ns", "clock cost", FMT_COST, 0 },
 	{ "error_ns", "error", FMT_NS, 0 },
 	{ "updates_per_s", "updates/s", FMT_COUNT, 0 },
 	{ "x_alone", "x alone", FMT_RATIO, 0 },
@@ -162,9 +162,11 @@ static void add_extra_cols(struct table *t)
 
 		if (!bench__table_in_group(t, r))
 			continue;
-		/* Histogram buckets are for the plot; a table cannot hold them. */
+		/* Histogram buckets are for the plot; a table cannot hold them.
+		 * A cost's noise is said in the cost's own cell. */
 		for (size_t e = 0; e < r->n_extra; e++)
 			if (strncmp(r->extra[e].key, "hist_", 5) &&
+			    strcmp(r->extra[e].key, "clock_cost_noise_ns") &&
 			    !bench__table_has_col(t, r->extra[e].key))
 				add_unknown_extra(t, r->extra[e].key);
 	}

@@ -101,6 +101,33 @@ static double stat_of(const struct bench_result *r, enum src src)
 	}
 }
 
+/* A cost measured as a difference of two noisy figures (ctxsw's clock
+ * cost), with the noise @r carries for it: "~0 (+-25 ns)" within it, and
+ * a negative cost is noise whatever the noise, never a figure. */
+static void fmt_cost(char *buf, size_t len, const struct bench_result *r, const char *key)
+{
+	char k[sizeof(r->extra[0].key) + 8], v[32], u[32];
+	double cost = bench_result_get(r, key), noise;
+	size_t n = strlen(key);
+
+	snprintf(k, sizeof(k), "%.*s_noise_ns", n > 3 ? (int)n - 3 : (int)n, key);
+	noise = bench_result_get(r, k);
+	if (!isfinite(cost)) {
+		fmt_value(buf, len, FMT_NS, cost);
+		return;
+	}
+	bench_fmt_ns(v, sizeof(v), cost);
+	bench_fmt_ns(u, sizeof(u), noise);
+	if (isfinite(noise) && (cost <= noise || cost < 0))
+		snprintf(buf, len, "~0 (+-%s)", u);
+	else if (cost < 0)
+		snprintf(buf, len, "~0 (noise)");
+	else if (isfinite(noise))
+		snprintf(buf, len, "%s (+-%s)", v, u);
+	else
+		snprintf(buf, len, "%s", v);
+}
+
 static void cell(const struct col *c, const struct bench_result *r, char *buf, size_t len)
 {
 	switch (c->src) {
@@ -111,7 +138,10 @@ static void cell(const struct col *c, const struct bench_result *r, char *buf, s
 		snprintf(buf, len, "%s", r->note);
 		break;
 	case SRC_EXTRA:
-		fmt_value(buf, len, c->fmt, bench_result_get(r, c->key));
+		if (c->fmt == FMT_COST)
+			fmt_cost(buf, len, r, c->key);
+		else
+			fmt_value(buf, len, c->fmt, bench_result_get(r, c->key));
 		break;
 	default:
 		/* A statistic of samples that has no value is not absent. */

@@ -13,7 +13,9 @@
 
 #define MAX_COLS (8 + BENCH_MAX_EXTRA * 2)
 
-enum fmt { FMT_NS, FMT_COUNT, FMT_PCT, FMT_RATIO, FMT_NUM, FMT_TENTHS, FMT_TEXT };
+/* FMT_COST: a cost in ns measured as a difference, shown as "~0" when
+ * within the noise its result carries as KEY's "_noise_ns" twin. */
+enum fmt { FMT_NS, FMT_COUNT, FMT_PCT, FMT_RATIO, FMT_NUM, FMT_TENTHS, FMT_TEXT, FMT_COST };
 enum src { SRC_NAME, SRC_MEDIAN, SRC_MIN, SRC_P90, SRC_P99, SRC_SPREAD, SRC_EXTRA, SRC_NOTE };
 
 struct col {

@@ -93,8 +93,33 @@ static double median(const double *a, const double *b, size_t n)
 	return m;
 }
 
+/*
+ * How far the cost @cost of a clock read per switch moves within the
+ * run: the largest distance from it of the same figure taken over each
+ * repetition's slices alone (over each half of them with one
+ * repetition).  A cost within it is noise, whatever its sign: reading a
+ * clock cannot make a switch cheaper.  NAN when there are too few slices.
+ */
+static double cost_noise(const double *a, const double *b, size_t n, int reps, double cost)
+{
+	size_t groups = reps >= 2 ? (size_t)reps : 2, per = n / groups;
+	double worst = 0;
+
+	if (per == 0 || !isfinite(cost))
+		return NAN;
+	for (size_t g = 0; g < groups; g++) {
+		double c = median(a + g * per, b + g * per, per) / 2;
+
+		if (isnan(c))
+			return NAN;
+		worst = fmax(worst, fabs(c - cost));
+	}
+	return worst;
+}
+
 /* The results; a clock's cost per switch is half the median difference
- * between its slices and the bare partner's, slice by slice. */
+ * between its slices and the bare partner's, slice by slice, with how far
+ * it moves between repetitions beside it. */
 static int add_results(struct bench_run *run, const char *variant, const struct partner *v,
 		       size_t n, int reps, long chunks)
 {
@@ -110,10 +135,14 @@ static int add_results(struct bench_run *run, const char *variant, const struct 
 			bench_result_extra(r, "switch_ns", r->st.median / 2);
 			bench_result_extra(r, "switches_per_s", 2e9 / r->st.median);
 		}
-		if (i > 0)
-			bench_result_extra(r, "clock_cost_ns",
-					   median(v[i].slices, v[0].slices,
-						  (size_t)(reps * chunks)) / 2);
+		if (i > 0) {
+			size_t slices = (size_t)(reps * chunks);
+			double cost = median(v[i].slices, v[0].slices, slices) / 2;
+
+			bench_result_extra(r, "clock_cost_ns", cost);
+			bench_result_extra(r, "clock_cost_noise_ns",
+					   cost_noise(v[i].slices, v[0].slices, slices, reps, cost));
+		}
 	}
 	return 0;
 }
