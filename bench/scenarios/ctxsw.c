@@ -138,10 +138,10 @@ static int add_results(struct bench_run *run, const char *variant, const struct 
 		if (i > 0) {
 			size_t slices = (size_t)(reps * chunks);
 			double cost = median(v[i].slices, v[0].slices, slices) / 2;
+			double noise = cost_noise(v[i].slices, v[0].slices, slices, reps, cost);
 
 			bench_result_extra(r, "clock_cost_ns", cost);
-			bench_result_extra(r, "clock_cost_noise_ns",
-					   cost_noise(v[i].slices, v[0].slices, slices, reps, cost));
+			bench_result_extra(r, "clock_cost_noise_ns", noise);
 		}
 	}
 	return 0;
