@@ -1,6 +1,6 @@
 # Installation: headers, both libraries, a CMake package, a pkg-config
 # file and the library's man pages.  Layout under the prefix:
-#   include/cyclock.h, include/cyclock/*.h
+#   include/cyclock.h, include/cyclock.hpp (C++), include/cyclock/*.h
 #   lib/libcyclock.a, lib/libcyclock.so{,.0,.0.1.0}
 #   lib/pkgconfig/cyclock.pc
 #   lib/cmake/cyclock/cyclock{Config,ConfigVersion,Targets*}.cmake
@@ -13,7 +13,7 @@ set(CYCLOCK_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/cyclock)
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-        FILES_MATCHING PATTERN "*.h"
+        FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp"
         PATTERN "sim.h" EXCLUDE) # the tests' simulated counter
 
 install(TARGETS cyclock_static cyclock_shared

@@ -19,7 +19,7 @@ fail() {
 "$cmake" --install "$build" --prefix "$prefix" >"$work/install.log" ||
 	{ cat "$work/install.log"; echo "FAIL: cmake --install"; exit 1; }
 
-# Layout: every public header, both libraries, both package files, the
+# Layout: every public header (C and C++), both libraries, both package files, the
 # library's man pages (their link pages are man.sh's to check), the tool's
 # and the preload's with them; the tests' simulated counter (arch/sim.h)
 # stays in the tree.
@@ -27,7 +27,7 @@ expected=("$libdir"/{libcyclock.a,libcyclock.so,libcyclock.so.0,pkgconfig/cycloc
 	"$libdir"/cmake/cyclock/cyclock{Config,ConfigVersion,Targets}.cmake)
 while IFS= read -r h; do
 	expected+=("include/${h#"$src"/include/}")
-done < <(find "$src/include" -name '*.h' ! -name sim.h)
+done < <(find "$src/include" \( -name '*.h' -o -name '*.hpp' \) ! -name sim.h)
 for page in "$src"/docs/man/*.3; do
 	expected+=("share/man/man3/${page##*/}")
 done
