@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Every clock the tool can time: cyclock's (their CYCLOCK_INLINE forms in
- * inline.c), the engine's (engine.c), the floors nothing can beat (the
+ * inline.c, cyclock.hpp's in cxx.cpp), the engine's (engine.c), the floors nothing can beat (the
  * bare counter reads, and ordered_ns, the ordered read in ns, in
  * ordered_ns.c) and the kernel's.  Each is one expression; the macros of
  * loops.h turn it into a reading function and two timed loops, so a
@@ -25,6 +25,12 @@
 #include "loops.h"
 
 _Thread_local volatile uint64_t bench_sink;
+
+#ifdef CYCLOCK_BENCH_CXX
+/* cxx.cpp: cyclock.hpp's clocks, where CMake found a C++ compiler. */
+DECLARE_SHARED_CLOCK(cxx_steady_clock)
+DECLARE_SHARED_CLOCK(cxx_system_clock)
+#endif
 
 /* ---- the kernel's clocks, converted to ns as a program would ---- */
 static inline uint64_t k_syscall_monotonic(void)
@@ -127,6 +133,12 @@ static const struct bench_clock clocks[] = {
 		     "cyclock_coarse() inlined (CYCLOCK_INLINE)"),
 	SHARED_ENTRY(cyclock_local_inline, CYCLOCK, 0, "monotonic",
 		     "cyclock_local() inlined (CYCLOCK_INLINE)"),
+#ifdef CYCLOCK_BENCH_CXX
+	SHARED_ENTRY(cxx_steady_clock, CYCLOCK, ORD, "monotonic",
+		     "cyclock_chrono::steady_clock::now(), cyclock.hpp: cyclock_now() from C++"),
+	SHARED_ENTRY(cxx_system_clock, CYCLOCK, ORD | BENCH_CLOCK_WALL, "realtime",
+		     "cyclock_chrono::system_clock::now(): cyclock_realtime() from C++"),
+#endif
 	SHARED_ENTRY(engine_read, ENGINE, 0, NULL,
 		     "the engine's cyclock_read() over the bare counter read: a call"),
 	SHARED_ENTRY(engine_read_inline, ENGINE, 0, NULL,
