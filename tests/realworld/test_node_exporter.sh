@@ -7,7 +7,7 @@
 # 127.0.0.1, on a free port, with only its textfile collector, reading DIR.
 # The file is written the way node_exporter's documentation asks: to a
 # temporary in the same directory, then renamed (the tool's --output does
-# that; the temporary's name, cyclock.prom.tmpXXXXXX, does not end in
+# that; the temporary's name, .cyclock-XXXXXX, does not end in
 # .prom, so the collector never reads half a file).  /metrics is scraped
 # with curl while the file is rewritten 20 times: every scrape must have
 # every cyclock series and no textfile error.  The values must be those of

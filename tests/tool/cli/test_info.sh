@@ -196,7 +196,7 @@ echo old >"$T/cyclock.prom"
 info "$T/stdout" --format prometheus --output "$T/cyclock.prom"
 [[ ! -s $T/stdout ]] || cli_fail "--output also wrote to stdout"
 grep -q '^cyclock_trusted{' "$T/cyclock.prom" || cli_fail "--output: $(head -3 "$T/cyclock.prom")"
-compgen -G "$T/cyclock.prom.tmp*" >/dev/null && cli_fail "a temporary was left: $(ls "$T")"
+compgen -G "$T/.cyclock-*" >/dev/null && cli_fail "a temporary was left: $(ls -A "$T")"
 info "$T/stdout" --output "$T/info.txt"
 grep -q '^trusted ' "$T/info.txt" || cli_fail "--output with text: $(head -3 "$T/info.txt")"
 # The text is still the default, and --format text is it.
