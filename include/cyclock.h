@@ -136,8 +136,10 @@ CYCLOCK_API uint64_t cyclock_cycles_to_ns(uint64_t cycles);
 CYCLOCK_API const char *cyclock_describe(void);
 
 /* Re-read the kernel clocks now, as when the caller knows the system clock
- * was set.  Never waits: if another thread is resyncing, it repeats its
- * resync on behalf of this call.  Async-signal-safe. */
+ * was set.  Once the library is initialised it never waits (if another
+ * thread is resyncing, it repeats its resync on behalf of this call) and is
+ * async-signal-safe; a first call before that initialises as
+ * cyclock_init(0) does, waiting up to 0.5 ms, as cyclock_cycles()'s does. */
 CYCLOCK_API void cyclock_resync(void);
 
 #ifdef __cplusplus

@@ -320,36 +320,38 @@ static int check_output(const char *path)
 	return ok ? 0 : -1;
 }
 
+/* The long options' values: 256 and up (see tool_bad_option()). */
+enum { OPT_FORMAT = 256, OPT_JSON, OPT_BENCH, OPT_OUTPUT };
+
 /* 0 to go on, 1 after --help, -1 after a one-line error. */
 static int parse_args(struct info_args *a, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "bench", no_argument, NULL, 'b' },
-		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "bench", no_argument, NULL, OPT_BENCH },
+		{ "output", required_argument, NULL, OPT_OUTPUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
 	tool_getopt_start();
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		if (opt == 'h') {
 			usage();
 			return 1;
 		}
 		if (opt == '?' || opt == ':') {
-			tool_error("info: bad option '%s' (see 'cyclock info --help')",
-				   argv[optind - 1]);
+			tool_bad_option("info", argv, opt);
 			return -1;
 		}
-		if ((opt == 'f' && parse_format(a, optarg)) ||
-		    (opt == 'o' && strcmp(optarg, "-") && check_output(optarg)))
+		if ((opt == OPT_FORMAT && parse_format(a, optarg)) ||
+		    (opt == OPT_OUTPUT && strcmp(optarg, "-") && check_output(optarg)))
 			return -1;
-		a->fmt = opt == 'j' ? INFO_JSON : a->fmt;
-		a->bench |= opt == 'b';
-		a->output = opt == 'o' ? optarg : a->output;
+		a->fmt = opt == OPT_JSON ? INFO_JSON : a->fmt;
+		a->bench |= opt == OPT_BENCH;
+		a->output = opt == OPT_OUTPUT ? optarg : a->output;
 	}
 	if (optind < argc) {
 		tool_error("info: unexpected argument '%s' (see 'cyclock info --help')",

@@ -228,7 +228,10 @@ fi
 # Bad options: one line each, exit 2, nothing measured or written.
 cli_expect_error 2 "--format wants text, json, prometheus or openmetrics, not 'xml'" \
 	info --format xml
-cli_expect_error 2 "bad option '--format'" info --format
+cli_expect_error 2 "--format needs a value" info --format
+cli_expect_error 2 "--output needs a value" info --output
+cli_expect_error 2 "bad option '-x'" info -xq
+cli_expect_error 2 "'--json=1': --json takes no value" info --json=1
 cli_expect_error 2 "bad option '--bogus'" info --bogus
 cli_expect_error 2 "unexpected argument 'extra'" info --json extra
 cli_expect_error 2 "cannot write '/nonexistent/x.prom'" info --format prometheus \
