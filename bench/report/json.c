@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "report/json_put.h"
 
 const bool bench_json_supported = true;
 
@@ -34,40 +35,6 @@ static bool is_entry_key(const char *key)
 	return false;
 }
 
-/* Sets @key of @o to @v (which it takes); -1 when @v is NULL or out of
- * memory, so that callers can collect failures with |=. */
-static int put(json_t *o, const char *key, json_t *v)
-{
-	return json_object_set_new(o, key, v) ? -1 : 0;
-}
-
-/* A JSON string of @s.  Text from the machine (a CPU model, a kernel
- * version) is not promised to be UTF-8, and JSON must be: bytes beyond
- * ASCII become '?' when @s is not valid UTF-8. */
-static json_t *str(const char *s)
-{
-	json_t *v = json_string(s);
-	char *copy;
-
-	if (v)
-		return v;
-	copy = strdup(s);
-	if (!copy)
-		return NULL;
-	for (char *p = copy; *p; p++)
-		if ((unsigned char)*p >= 0x80)
-			*p = '?';
-	v = json_string(copy);
-	free(copy);
-	return v;
-}
-
-/* JSON has no NaN or infinity: a figure that is not finite is left out. */
-static int put_real(json_t *o, const char *key, double v)
-{
-	return isfinite(v) ? put(o, key, json_real(v)) : 0;
-}
-
 static json_t *context_caches(const struct bench_context *ctx)
 {
 	json_t *a = json_array();
@@ -78,10 +45,10 @@ static json_t *context_caches(const struct bench_context *ctx)
 		json_t *o = json_object();
 
 		err |= json_array_append_new(a, o);
-		err |= put(o, "type", str(c->type));
-		err |= put(o, "level", json_integer(c->level));
-		err |= put(o, "size", json_integer(c->size));
-		err |= put(o, "num_sharing", json_integer(c->num_sharing));
+		err |= bench_json_put(o, "type", bench_json_str(c->type));
+		err |= bench_json_put(o, "level", json_integer(c->level));
+		err |= bench_json_put(o, "size", json_integer(c->size));
+		err |= bench_json_put(o, "num_sharing", json_integer(c->num_sharing));
 	}
 	if (err)
 		json_decref(a);
@@ -96,30 +63,30 @@ static json_t *context_json(const struct bench_context *ctx)
 	for (int i = 0; i < 3; i++)
 		err |= json_array_append_new(load, json_real(isfinite(ctx->load_avg[i]) ?
 							       ctx->load_avg[i] : 0));
-	err |= put(o, "date", str(ctx->date));
-	err |= put(o, "host_name", str(ctx->host_name));
-	err |= put(o, "executable", str(ctx->executable));
-	err |= put(o, "num_cpus", json_integer(ctx->num_cpus));
-	err |= put(o, "mhz_per_cpu", json_integer(isfinite(ctx->mhz_per_cpu) ?
+	err |= bench_json_put(o, "date", bench_json_str(ctx->date));
+	err |= bench_json_put(o, "host_name", bench_json_str(ctx->host_name));
+	err |= bench_json_put(o, "executable", bench_json_str(ctx->executable));
+	err |= bench_json_put(o, "num_cpus", json_integer(ctx->num_cpus));
+	err |= bench_json_put(o, "mhz_per_cpu", json_integer(isfinite(ctx->mhz_per_cpu) ?
 						  llround(ctx->mhz_per_cpu) : 0));
-	err |= put(o, "cpu_scaling_enabled", json_boolean(ctx->cpu_scaling_enabled));
-	err |= put(o, "caches", context_caches(ctx));
-	err |= put(o, "load_avg", load);
-	err |= put(o, "library_build_type", str(ctx->build_type));
-	err |= put(o, "cyclock_version", str(ctx->version));
-	err |= put(o, "cpu_model", str(ctx->cpu_model));
-	err |= put(o, "arch", str(ctx->arch));
-	err |= put(o, "kernel", str(ctx->kernel));
-	err |= put(o, "clocksource", str(ctx->clocksource));
-	err |= put(o, "available_clocksources", str(ctx->clocksources));
-	err |= put(o, "virtualization", str(ctx->virtualization));
-	err |= put(o, "governor", str(ctx->governor));
-	err |= put(o, "allowed_cpus", json_integer(ctx->allowed_cpus));
-	err |= put(o, "counter", str(ctx->counter));
-	err |= put_real(o, "counter_hz", ctx->counter_hz);
-	err |= put(o, "floor", str(ctx->floor));
-	err |= put(o, "ordered_read", str(ctx->ordered));
-	err |= put(o, "cyclock_describe", str(ctx->describe));
+	err |= bench_json_put(o, "cpu_scaling_enabled", json_boolean(ctx->cpu_scaling_enabled));
+	err |= bench_json_put(o, "caches", context_caches(ctx));
+	err |= bench_json_put(o, "load_avg", load);
+	err |= bench_json_put(o, "library_build_type", bench_json_str(ctx->build_type));
+	err |= bench_json_put(o, "cyclock_version", bench_json_str(ctx->version));
+	err |= bench_json_put(o, "cpu_model", bench_json_str(ctx->cpu_model));
+	err |= bench_json_put(o, "arch", bench_json_str(ctx->arch));
+	err |= bench_json_put(o, "kernel", bench_json_str(ctx->kernel));
+	err |= bench_json_put(o, "clocksource", bench_json_str(ctx->clocksource));
+	err |= bench_json_put(o, "available_clocksources", bench_json_str(ctx->clocksources));
+	err |= bench_json_put(o, "virtualization", bench_json_str(ctx->virtualization));
+	err |= bench_json_put(o, "governor", bench_json_str(ctx->governor));
+	err |= bench_json_put(o, "allowed_cpus", json_integer(ctx->allowed_cpus));
+	err |= bench_json_put(o, "counter", bench_json_str(ctx->counter));
+	err |= bench_json_put_real(o, "counter_hz", ctx->counter_hz);
+	err |= bench_json_put(o, "floor", bench_json_str(ctx->floor));
+	err |= bench_json_put(o, "ordered_read", bench_json_str(ctx->ordered));
+	err |= bench_json_put(o, "cyclock_describe", bench_json_str(ctx->describe));
 	if (err)
 		json_decref(o);
 	return err ? NULL : o;
@@ -138,12 +105,12 @@ static json_t *entry_new(const struct bench_result *r, const char *name,
 	json_t *e = json_object();
 	int err = !e;
 
-	err |= put(e, "name", str(name));
-	err |= put(e, "family_index", json_integer(pos.family));
-	err |= put(e, "per_family_instance_index", json_integer(pos.instance));
-	err |= put(e, "run_name", str(r->name));
-	err |= put(e, "run_type", json_string(run_type));
-	err |= put(e, "repetitions", json_integer((json_int_t)r->n_samples));
+	err |= bench_json_put(e, "name", bench_json_str(name));
+	err |= bench_json_put(e, "family_index", json_integer(pos.family));
+	err |= bench_json_put(e, "per_family_instance_index", json_integer(pos.instance));
+	err |= bench_json_put(e, "run_name", bench_json_str(r->name));
+	err |= bench_json_put(e, "run_type", json_string(run_type));
+	err |= bench_json_put(e, "repetitions", json_integer((json_int_t)r->n_samples));
 	if (err)
 		json_decref(e);
 	return err ? NULL : e;
@@ -154,21 +121,21 @@ static int entry_cyclock(json_t *e, const struct bench_result *r, bool stats)
 {
 	int err = 0;
 
-	err |= put(e, "scenario", str(r->scenario));
-	err |= put(e, "clock", str(r->clock));
-	err |= put(e, "variant", str(r->variant));
-	err |= put(e, "note", str(r->note));
+	err |= bench_json_put(e, "scenario", bench_json_str(r->scenario));
+	err |= bench_json_put(e, "clock", bench_json_str(r->clock));
+	err |= bench_json_put(e, "variant", bench_json_str(r->variant));
+	err |= bench_json_put(e, "note", bench_json_str(r->note));
 	if (stats) {
-		err |= put_real(e, "min", r->st.min);
-		err |= put_real(e, "p90", r->st.p90);
-		err |= put_real(e, "p99", r->st.p99);
-		err |= put_real(e, "spread", r->st.spread);
-		err |= put(e, "noisy", json_boolean(r->noisy));
-		err |= put(e, "higher_is_better", json_boolean(r->higher_is_better));
+		err |= bench_json_put_real(e, "min", r->st.min);
+		err |= bench_json_put_real(e, "p90", r->st.p90);
+		err |= bench_json_put_real(e, "p99", r->st.p99);
+		err |= bench_json_put_real(e, "spread", r->st.spread);
+		err |= bench_json_put(e, "noisy", json_boolean(r->noisy));
+		err |= bench_json_put(e, "higher_is_better", json_boolean(r->higher_is_better));
 	}
 	for (size_t i = 0; i < r->n_extra && i < BENCH_MAX_EXTRA; i++)
 		if (!is_entry_key(r->extra[i].key))
-			err |= put_real(e, r->extra[i].key, r->extra[i].value);
+			err |= bench_json_put_real(e, r->extra[i].key, r->extra[i].value);
 	return err;
 }
 
@@ -189,12 +156,12 @@ static int add_iteration(json_t *a, const struct bench_result *r, size_t i,
 	e = entry_new(r, r->name, "iteration", pos);
 	if (!e)
 		return -1;
-	err = put(e, "repetition_index", json_integer((json_int_t)i));
-	err |= put(e, "threads", json_integer(threads_of(r)));
-	err |= put(e, "iterations", json_integer(r->iterations));
-	err |= put(e, "real_time", json_real(r->samples[i]));
-	err |= put(e, "cpu_time", json_real(r->samples[i]));
-	err |= put(e, "time_unit", json_string("ns"));
+	err = bench_json_put(e, "repetition_index", json_integer((json_int_t)i));
+	err |= bench_json_put(e, "threads", json_integer(threads_of(r)));
+	err |= bench_json_put(e, "iterations", json_integer(r->iterations));
+	err |= bench_json_put(e, "real_time", json_real(r->samples[i]));
+	err |= bench_json_put(e, "cpu_time", json_real(r->samples[i]));
+	err |= bench_json_put(e, "time_unit", json_string("ns"));
 	err |= entry_cyclock(e, r, r->n_samples == 1);
 	err |= json_array_append_new(a, e);
 	return err;
@@ -213,16 +180,16 @@ static int add_aggregate(json_t *a, const struct bench_result *r, const char *wh
 	e = entry_new(r, name, "aggregate", pos);
 	if (!e)
 		return -1;
-	err = put(e, "threads", json_integer(threads_of(r)));
-	err |= put(e, "aggregate_name", json_string(what));
-	err |= put(e, "aggregate_unit", json_string(cv ? "percentage" : "time"));
-	err |= put(e, "iterations", json_integer((json_int_t)r->n_samples));
-	err |= put(e, "real_time", json_real(isfinite(v) ? v : 0));
-	err |= put(e, "cpu_time", json_real(isfinite(v) ? v : 0));
+	err = bench_json_put(e, "threads", json_integer(threads_of(r)));
+	err |= bench_json_put(e, "aggregate_name", json_string(what));
+	err |= bench_json_put(e, "aggregate_unit", json_string(cv ? "percentage" : "time"));
+	err |= bench_json_put(e, "iterations", json_integer((json_int_t)r->n_samples));
+	err |= bench_json_put(e, "real_time", json_real(isfinite(v) ? v : 0));
+	err |= bench_json_put(e, "cpu_time", json_real(isfinite(v) ? v : 0));
 	/* Google Benchmark (1.7.1, Debian's) writes a time_unit on every
 	 * entry, the cv's percentage included, and tools that read its files
 	 * expect one everywhere. */
-	err |= put(e, "time_unit", json_string("ns"));
+	err |= bench_json_put(e, "time_unit", json_string("ns"));
 	if (median)
 		err |= entry_cyclock(e, r, true);
 	err |= json_array_append_new(a, e);
@@ -270,8 +237,8 @@ static json_t *run_json(const struct bench_run *run)
 		advance(&pos, run, i);
 		err |= add_result(a, &run->v[i], pos);
 	}
-	err |= put(root, "context", context_json(&run->ctx));
-	err |= put(root, "benchmarks", a);
+	err |= bench_json_put(root, "context", context_json(&run->ctx));
+	err |= bench_json_put(root, "benchmarks", a);
 	if (err)
 		json_decref(root);
 	return err ? NULL : root;
