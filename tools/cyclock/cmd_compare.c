@@ -68,17 +68,20 @@ static const char *tail_of(const char *path, int depth)
 	return p;
 }
 
-/* @path's last @depth components, cut in the middle to LABEL_MAX. */
+/* @path's last @depth components, cut in the middle to LABEL_MAX, with
+ * what could drive a terminal made visible (a file name is any bytes). */
 static void set_label(struct input *in, int depth)
 {
 	const char *t = tail_of(in->path, depth);
 	size_t len = strlen(t);
+	char raw[sizeof(in->label)];
 
 	if (len > LABEL_MAX)
-		snprintf(in->label, sizeof(in->label), "%.*s...%s", LABEL_MAX / 2 - 2, t,
+		snprintf(raw, sizeof(raw), "%.*s...%s", LABEL_MAX / 2 - 2, t,
 			 t + len - (LABEL_MAX / 2 - 1));
 	else
-		snprintf(in->label, sizeof(in->label), "%s", t);
+		snprintf(raw, sizeof(raw), "%s", t);
+	bench_text_clean(in->label, sizeof(in->label), raw);
 }
 
 /* Column headers: file names, with as many directories as it takes to

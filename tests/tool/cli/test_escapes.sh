@@ -33,6 +33,12 @@ if command -v xmllint >/dev/null; then
 	xmllint --noout "$T/esc.svg" || cli_fail "the SVG of escapes is not well-formed"
 fi
 grep -qF 'evil\x1b]0;pwned\x07cpu' "$T/esc.svg" || cli_fail "the SVG lost the cpu model"
+# A file name with an escape sequence: compare's column header shows it.
+cp "$E" "$T/$(printf 'run\033[2Jx.json')"
+cli_run compare "$E" "$T/$(printf 'run\033[2Jx.json')"
+((rc == 0)) || cli_fail "compare of an escaped file name: exit $rc: $(cat "$err")"
+raw "$out" && cli_fail "compare printed a file name's control character: $(od -c "$out" | head)"
+grep -qF 'run\x1b[2Jx.json' "$out" || cli_fail "compare's header lost the file name: $(head -2 "$out")"
 # An error quoting the input quotes it visibly.
 printf '{"benchmarks":[{"name":"a","real_time":1,"run_type":"\\u001b[31mred"}]}' >"$T/bad.json"
 cli_expect_error 3 'unknown run_type "\\x1b\[31mred"' compare "$T/bad.json" "$T/bad.json"
