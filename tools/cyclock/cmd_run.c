@@ -80,7 +80,7 @@ static const char *const preload_dirs[] = {
 	CYCLOCK_PRELOAD_FROM_BINDIR,
 #endif
 #ifdef CYCLOCK_MULTIARCH
-	"../lib/" CYCLOCK_MULTIARCH,
+	("../lib/" CYCLOCK_MULTIARCH), /* one name: clang's -Wstring-concatenation */
 #endif
 	"../lib64", "../lib", "../../src/preload",
 };

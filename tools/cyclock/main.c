@@ -115,6 +115,55 @@ static void hold_closed_fds(void)
 	}
 }
 
+/*
+ * Standard output's writes, each to descriptor 1, keeping the first
+ * error's errno (bench_stdout_errno): stdio keeps only that one happened,
+ * and a buffer it dropped inside a long puts() (a help text filling a full
+ * disk) leaves no errno to say why by the time stdout_done() looks.
+ */
+static ssize_t stdout_write(void *cookie, const char *buf, size_t n)
+{
+	size_t done = 0;
+
+	(void)cookie;
+	while (done < n) {
+		ssize_t w = write(STDOUT_FILENO, buf + done, n - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!bench_stdout_errno)
+				bench_stdout_errno = w < 0 ? errno : EIO;
+			return done ? (ssize_t)done : -1;
+		}
+		done += (size_t)w;
+	}
+	return (ssize_t)n;
+}
+
+static int stdout_close(void *cookie)
+{
+	(void)cookie;
+	if (close(STDOUT_FILENO) == 0 || errno == EBADF)
+		return 0;
+	if (!bench_stdout_errno)
+		bench_stdout_errno = errno;
+	return -1;
+}
+
+/* stdout as a stream over stdout_write(), buffered as stdio would: by
+ * line on a terminal, else fully.  Left as it is if that cannot be made. */
+static void stdout_keep_errors(void)
+{
+	cookie_io_functions_t io = { .write = stdout_write, .close = stdout_close };
+	FILE *f = fopencookie(NULL, "w", io);
+
+	if (!f)
+		return;
+	setvbuf(f, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
+	stdout = f;
+}
+
 /* The one check of standard output: @rc, or EXIT_FAIL after one line when
  * anything written to it was lost.  A reader gone (EPIPE, where SIGPIPE
  * is ignored; by default SIGPIPE ends the tool first) is said by nothing. */
@@ -171,5 +220,6 @@ int main(int argc, char **argv)
 {
 	tool_argv0 = argv[0];
 	hold_closed_fds();
+	stdout_keep_errors();
 	return stdout_done(dispatch(argc, argv));
 }
