@@ -40,13 +40,16 @@ static _Atomic uint64_t published;
 static atomic_ulong reads, resyncs, errors;
 
 /* The simulation seam (cyclock/arch/sim.h): thread-safe, since
- * both are pure functions of the real counter and the real raw clock. */
+ * both are pure functions of the real counter and the real raw clock.
+ * The readers compare values across threads, so the read is ordered on
+ * every x86-64 CPU, not only where LFENCE serializes: both fences, as
+ * arch/x86_64.h's read before the library has chosen. */
 uint64_t cyclock_sim_counter(void)
 {
 #if defined(__x86_64__)
 	uint32_t lo, hi;
 
-	__asm__ __volatile__("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+	__asm__ __volatile__("mfence; lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
 	return (uint64_t)hi << 32 | lo;
 #else
 	/* Elsewhere the raw clock itself: a 1 GHz counter, still unwobbled. */
