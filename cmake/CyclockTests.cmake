@@ -25,16 +25,29 @@ include_guard(GLOBAL)
 #   [SCRIPTS]               test_*.sh are tests too
 #   [INCLUDE dirs...]       include directories beyond tests/common
 #   [NOT_TESTS files...]    the folder's helpers (must exist)
+#   [PER_READ files...]     tests run again under each ordered read the
+#                           build offers, forced: <name>_<read>, e.g.
+#                           cli_test_info_lfence (see below)
 #   [SECONDS n]             a validate program's argument (default 3)
 #   [TIMEOUT s] [VALIDATE_TIMEOUT s] [SKIP_RETURN_CODE rc] [RUN_SERIAL]
 #   [ENVIRONMENT vars...] [LABELS labels...])
 # A kind linking cyclock_cmocka is left out where cmocka was not found.
-# Sets cyclock_tests in the caller to the tests it registered.
+# Sets cyclock_tests in the caller to the tests it registered, the per-read
+# variants included.
+#
+# Per read: which ordered counter read the library uses is chosen by
+# timing on the CPU at hand (docs/hosted.md, "Which ordered read"), so a
+# test that passes where one read wins may hide a failure under the other.
+# Each PER_READ test is registered once more for each read in
+# CYCLOCK_TEST_READS (tests/CMakeLists.txt: x86-64's rdtscp and lfence),
+# run by tests/common/per_read.sh with CYCLOCK_ORDERED_READ set to it, or
+# skipped with a line saying why where the CPU does not order that read.
+# The plain test keeps the automatic choice.  Variants are labelled per_read.
 function(cyclock_add_tests folder)
   # ${ARGN}, not PARSE_ARGV: an ENVIRONMENT of "A=1;B=2" is two variables.
   cmake_parse_arguments(arg "SPLIT;SCRIPTS;RUN_SERIAL"
     "SECONDS;TIMEOUT;VALIDATE_TIMEOUT;SKIP_RETURN_CODE"
-    "TEST;SIM;VALIDATE;VALIDATE_SIM;COST;INCLUDE;NOT_TESTS;ENVIRONMENT;LABELS" ${ARGN})
+    "TEST;SIM;VALIDATE;VALIDATE_SIM;COST;INCLUDE;NOT_TESTS;PER_READ;ENVIRONMENT;LABELS" ${ARGN})
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "cyclock_add_tests(${folder}): unknown arguments ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -49,9 +62,9 @@ function(cyclock_add_tests folder)
   endif()
   set(here ${CMAKE_CURRENT_SOURCE_DIR})
   file(RELATIVE_PATH where ${PROJECT_SOURCE_DIR} ${here})
-  foreach(helper IN LISTS arg_NOT_TESTS)
-    if(NOT EXISTS ${here}/${helper})
-      message(FATAL_ERROR "${where}: NOT_TESTS names ${helper}, which is not there")
+  foreach(file IN LISTS arg_NOT_TESTS arg_PER_READ)
+    if(NOT EXISTS ${here}/${file})
+      message(FATAL_ERROR "${where}: ${file} is not there (NOT_TESTS or PER_READ)")
     endif()
   endforeach()
 
@@ -69,9 +82,7 @@ function(cyclock_add_tests folder)
     endif()
     set(name ${folder}_${stem})
     if(file MATCHES "^test_.*\\.sh$")
-      add_test(NAME ${name} COMMAND bash ${src})
-      cyclock__test_properties(${name} test)
-      list(APPEND registered ${name})
+      cyclock__add_test(${name} test bash ${src})
       continue()
     elseif(file MATCHES "^validate_sim_")
       set(kind VALIDATE_SIM)
@@ -93,15 +104,11 @@ function(cyclock_add_tests folder)
       continue()
     endif()
     if(kind MATCHES "^VALIDATE")
-      add_test(NAME ${name} COMMAND ${name} ${arg_SECONDS})
-      cyclock__test_properties(${name} validate)
-      set_tests_properties(${name} PROPERTIES TIMEOUT ${arg_VALIDATE_TIMEOUT})
+      cyclock__add_test(${name} validate ${name} ${arg_SECONDS})
     else()
       string(TOLOWER ${kind} label)
-      add_test(NAME ${name} COMMAND ${name})
-      cyclock__test_properties(${name} ${label})
+      cyclock__add_test(${name} ${label} ${name})
     endif()
-    list(APPEND registered ${name})
     if(kind STREQUAL "TEST" AND arg_SPLIT)
       set(libs ${arg_TEST})
       list(TRANSFORM libs REPLACE "^cyclock_static$" cyclock_split)
@@ -114,7 +121,42 @@ function(cyclock_add_tests folder)
   set(cyclock_tests ${registered} PARENT_SCOPE)
 endfunction()
 
-# Macros, so that they see cyclock_add_tests()'s arguments.
+# cyclock_test_variants(<var> <test>): <test> and its per-read variants
+# (those registered), for properties set after cyclock_add_tests().
+function(cyclock_test_variants var test)
+  set(tests ${test})
+  foreach(read IN LISTS CYCLOCK_TEST_READS)
+    if(TEST ${test}_${read})
+      list(APPEND tests ${test}_${read})
+    endif()
+  endforeach()
+  set(${var} ${tests} PARENT_SCOPE)
+endfunction()
+
+# Macros, so that they see cyclock_add_tests()'s arguments and variables.
+# cyclock__add_test(<name> <kind> <program> <args...>): the test, and its
+# per-read variants if its file is in PER_READ.  A program that is a target
+# is named as one (a cross build runs it under its emulator).
+macro(cyclock__add_test test kind program)
+  add_test(NAME ${test} COMMAND ${program} ${ARGN})
+  cyclock__test_properties(${test} ${kind})
+  list(APPEND registered ${test})
+  if(file IN_LIST arg_PER_READ)
+    set(run ${program})
+    if(TARGET ${program})
+      set(run $<TARGET_FILE:${program}>)
+    endif()
+    foreach(read IN LISTS CYCLOCK_TEST_READS)
+      add_test(NAME ${test}_${read} COMMAND bash ${PROJECT_SOURCE_DIR}/tests/common/per_read.sh
+        $<TARGET_FILE:cyclock_read_forced> ${read} ${run} ${ARGN})
+      cyclock__test_properties(${test}_${read} ${kind})
+      set_property(TEST ${test}_${read} APPEND PROPERTY LABELS per_read)
+      set_tests_properties(${test}_${read} PROPERTIES SKIP_RETURN_CODE 77) # per_read.sh's
+      list(APPEND registered ${test}_${read})
+    endforeach()
+  endif()
+endmacro()
+
 macro(cyclock__test_program target src)
   add_executable(${target} ${src})
   target_link_libraries(${target} PRIVATE ${ARGN})
@@ -131,5 +173,8 @@ macro(cyclock__test_properties test kind)
   endif()
   if(arg_RUN_SERIAL)
     set_tests_properties(${test} PROPERTIES RUN_SERIAL TRUE)
+  endif()
+  if("${kind}" STREQUAL "validate")
+    set_tests_properties(${test} PROPERTIES TIMEOUT ${arg_VALIDATE_TIMEOUT})
   endif()
 endmacro()

@@ -35,10 +35,17 @@ info() {
 
 # The ordered read is chosen by measuring in each process, and where two
 # cost the same, two processes may choose differently: every run below
-# uses the one a first run chose.
-ordered=$("$CYCLOCK" info --json | python3 -c 'import json, sys
-print(json.load(sys.stdin).get("ordered_read", {}).get("name", ""))') ||
+# uses the one a first run chose.  Where CYCLOCK_ORDERED_READ forces one
+# (a per-read variant), the first run says it took that one, and why.
+forced=${CYCLOCK_ORDERED_READ:-}
+read -r ordered why < <("$CYCLOCK" info --json | python3 -c 'import json, sys
+r = json.load(sys.stdin).get("ordered_read", {})
+print(r.get("name", ""), r.get("reason", ""))') ||
 	fail "info --json: exit $?"
+if [[ -n $forced ]]; then
+	[[ $ordered == "$forced" || $ordered == "$forced;"* ]] && [[ $why == "forced by CYCLOCK_ORDERED_READ;"* ]] ||
+		fail "CYCLOCK_ORDERED_READ=$forced: info says '$ordered': '$why'"
+fi
 [[ -n $ordered ]] && export CYCLOCK_ORDERED_READ=$ordered
 
 # The facts, each format from one process; CYCLOCK_SOURCE=kernel once too.
