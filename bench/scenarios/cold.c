@@ -29,9 +29,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include <cyclock/arch.h>
-
 #include "bench.h"
+#include "bracket.h"
 
 #define COLD_SAMPLES 1000
 #define COLD_SAMPLES_QUICK 100
@@ -41,140 +40,15 @@
 #define COLD_PASSES 2            /* writes of the buffer per sample */
 #define COLD_LLC_FALLBACK (32L << 20)
 #define COLD_LINE 64
-#define COLD_EMPTY_BRACKETS 1001
-
-/*
- * The bracket: no instruction of the timed call starts before the first
- * read, and the second read waits until the call has finished (the kernel
- * developers' rdtsc_ordered() with a fence after), from arch/'s reads
- * where arch.h chose x86_64.h or arm64.h.
- */
-#if defined(CYCLOCK_ARCH_X86_RDTSCP)
-static inline uint64_t fenced_ticks(void)
-{
-	uint64_t t = cyclock_arch_counter_ordered_how(CYCLOCK_ARCH_X86_LFENCE_RDTSC);
-
-	__asm__ __volatile__("lfence" ::: "memory");
-	return t;
-}
-
-static double ticks_hz(void)
-{
-	return bench_counter_hz();
-}
-
-/*
- * Calls @fn as the kernel's __x86_indirect_thunk does: the return stack
- * predicts the inner ret to the pause loop, so the front end spins there
- * and fetches nothing of @fn until the ret executes, after the bracket's
- * lfence.  @fn returns straight to our caller, with the usual alignment.
- */
-__attribute__((naked, noinline)) static uint64_t
-thunk_call(uint64_t (*fn)(void) __attribute__((unused)))
-{
-	__asm__ volatile("call 2f\n"
-			 "1: pause\n"
-			 "lfence\n"
-			 "jmp 1b\n"
-			 "2: mov %rdi, (%rsp)\n"
-			 "ret\n");
-}
-
-/* The thunk rewrites a return address, which a shadow stack (CET) would
- * take for an attack; rdsspq is a no-op, leaving 0, when none is on. */
-static bool thunk_usable(void)
-{
-	uint64_t ssp = 0;
-
-	__asm__ volatile(".byte 0xf3, 0x48, 0x0f, 0x1e, 0xc8" /* rdsspq %rax */
-			 : "+a"(ssp));
-	return ssp == 0;
-}
-#else
-#if defined(CYCLOCK_ARCH_ARM64_CNTVCT)
-static inline uint64_t fenced_ticks(void)
-{
-	uint64_t v;
-
-	__asm__ __volatile__("isb" ::: "memory");
-	v = cyclock_arch_counter();
-	__asm__ __volatile__("isb" ::: "memory");
-	return v;
-}
-
-static double ticks_hz(void)
-{
-	return bench_counter_hz();
-}
-#else
-static inline uint64_t fenced_ticks(void)
-{
-	return bench_now_ns();
-}
-
-static double ticks_hz(void)
-{
-	return 1e9;
-}
-#endif
-
-static uint64_t thunk_call(uint64_t (*fn)(void))
-{
-	return fn();
-}
-
-static bool thunk_usable(void)
-{
-	return false;
-}
-#endif
 
 struct cold {
 	unsigned char *map;          /* the eviction buffer, mmap()ed */
 	volatile unsigned char *buf; /* the same, written through volatile */
 	size_t len;
-	bool thunk;                  /* calls go through thunk_call() */
-	uint64_t empty;              /* the bracket's own cost, ticks */
-	double ns_per_tick;
+	struct bench_bracket bracket;
 	double *samples;             /* [clock][sample], ns */
 	int max_samples;
 };
-
-/* The empty body: what the bracket times when the clock costs nothing. */
-__attribute__((noinline)) static uint64_t nothing(void)
-{
-	return 0;
-}
-
-static inline uint64_t call_clock(bool thunk, uint64_t (*fn)(void))
-{
-	return thunk ? thunk_call(fn) : fn();
-}
-
-/* Ticks between the bracket's two reads around one call of @fn; every
- * load the call needs (@fn, @thunk) is done before the bracket opens. */
-static inline uint64_t bracket(bool thunk, uint64_t (*fn)(void))
-{
-	uint64_t t0, t1, v;
-
-	t0 = fenced_ticks();
-	v = call_clock(thunk, fn);
-	t1 = fenced_ticks();
-	bench_sink = v; /* after the bracket: its line is as cold as the rest */
-	return t1 - t0;
-}
-
-/* The bracket's cost around a warm call of nothing, in ticks: the median
- * of many. */
-static uint64_t empty_bracket(bool thunk)
-{
-	double v[COLD_EMPTY_BRACKETS];
-
-	for (int i = 0; i < COLD_EMPTY_BRACKETS; i++)
-		v[i] = (double)bracket(thunk, nothing);
-	bench_sort(v, COLD_EMPTY_BRACKETS);
-	return (uint64_t)v[COLD_EMPTY_BRACKETS / 2];
-}
 
 /* A program's stack top is always in its caches: bring ours back after
  * the eviction, so that the clock's locals do not count as its misses. */
@@ -198,18 +72,10 @@ static void evict(const struct cold *k, unsigned int round)
 		for (size_t i = 0; i < k->len; i += COLD_LINE)
 			k->buf[i] = (unsigned char)(round + (unsigned int)pass);
 	warm_stack();
-	bench_sink = call_clock(k->thunk, nothing);
+	bench_bracket_warm(&k->bracket);
 	/* Pairs with nothing: it drains the store buffer, so that the timed
 	 * call does not wait behind the eviction's missing stores. */
 	atomic_thread_fence(memory_order_seq_cst);
-}
-
-/* One cold call of @read, in ns, the empty bracket subtracted. */
-static double time_cold(const struct cold *k, uint64_t (*read)(void))
-{
-	uint64_t ticks = bracket(k->thunk, read);
-
-	return ticks > k->empty ? (double)(ticks - k->empty) * k->ns_per_tick : 0;
 }
 
 /*
@@ -236,7 +102,7 @@ static int take_samples(const struct bench_opts *o, struct cold *k)
 
 			evict(k, (unsigned int)r);
 			k->samples[c * (size_t)k->max_samples + (size_t)r] =
-				time_cold(k, o->clocks[c]->read);
+				bench_bracket_time(&k->bracket, o->clocks[c]->read);
 		}
 	}
 	bench_progress_done(o);
@@ -276,7 +142,7 @@ static int add_results(const struct bench_opts *o, struct bench_run *run,
 
 		if (!r)
 			return -1;
-		bench_result_extra(r, "bracket_ns", (double)k->empty * k->ns_per_tick);
+		bench_result_extra(r, "bracket_ns", bench_bracket_empty_ns(&k->bracket));
 	}
 	return 0;
 }
@@ -284,7 +150,6 @@ static int add_results(const struct bench_opts *o, struct bench_run *run,
 int bench_cold(const struct bench_opts *o, struct bench_run *run)
 {
 	struct cold k = { .max_samples = bench_reps(o, COLD_SAMPLES, COLD_SAMPLES_QUICK) };
-	double hz = ticks_hz();
 	struct bench_affinity saved;
 	int rc, got;
 
@@ -299,14 +164,12 @@ int bench_cold(const struct bench_opts *o, struct bench_run *run)
 		free(k.samples);
 		return -1;
 	}
-	k.ns_per_tick = hz > 0 ? 1e9 / hz : 1;
 	bench_pin_here(&saved);
 	/* One call each first: a first call may bind a symbol, initialise
 	 * cyclock or start a thread, none of which a cold call repeats. */
 	for (size_t i = 0; i < o->n_clocks; i++)
 		bench_sink = o->clocks[i]->read();
-	k.thunk = thunk_usable();
-	k.empty = empty_bracket(k.thunk);
+	bench_bracket_init(&k.bracket);
 	got = take_samples(o, &k);
 	bench_unpin(&saved);
 	rc = add_results(o, run, &k, got);

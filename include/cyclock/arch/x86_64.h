@@ -11,6 +11,7 @@
 #define CYCLOCK_ARCH_X86_64_H
 
 #include <cpuid.h>
+#include <stddef.h> /* NULL, for __get_cpuid_max() */
 #include <stdint.h>
 
 #define CYCLOCK_ARCH_COUNTER_NAME "tsc"
