@@ -160,6 +160,7 @@ long bench_calibrate(bench_loop_fn *fn, double target_ns);
 /* The scenarios (scenarios/warm.c ... scenarios/engine.c). */
 int bench_warm(const struct bench_opts *o, struct bench_run *run);
 int bench_cold(const struct bench_opts *o, struct bench_run *run);
+int bench_sparse(const struct bench_opts *o, struct bench_run *run);
 int bench_scale(const struct bench_opts *o, struct bench_run *run);
 int bench_falseshare(const struct bench_opts *o, struct bench_run *run);
 int bench_resolution(const struct bench_opts *o, struct bench_run *run);

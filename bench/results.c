@@ -146,7 +146,13 @@ static const struct bench_result *peer(const struct bench_run *run,
 static bool costs(const char *scenario)
 {
 	return strcmp(scenario, "warm") == 0 || strcmp(scenario, "cold") == 0 ||
-	       strcmp(scenario, "scale") == 0;
+	       strcmp(scenario, "scale") == 0 || strcmp(scenario, "sparse") == 0;
+}
+
+/* The scenarios of one call at a time, whose tail is a cost of its own. */
+static bool tails(const char *scenario)
+{
+	return strcmp(scenario, "cold") == 0 || strcmp(scenario, "sparse") == 0;
 }
 
 void bench_run_ratios(struct bench_run *run)
@@ -165,5 +171,7 @@ void bench_run_ratios(struct bench_run *run)
 			bench_result_extra(r, "x_floor", r->st.median / f->st.median);
 		if (k && k->st.median > 0)
 			bench_result_extra(r, "x_monotonic", r->st.median / k->st.median);
+		if (k && k->st.p99 > 0 && tails(r->scenario))
+			bench_result_extra(r, "x_monotonic_p99", r->st.p99 / k->st.p99);
 	}
 }

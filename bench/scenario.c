@@ -17,6 +17,10 @@ static const struct bench_scenario scenarios[] = {
 	  true, bench_warm },
 	{ "cold", "one call after the caches were evicted: median and p90 (Zijlstra 2013's cold loop)",
 	  true, bench_cold },
+	{ "sparse",
+	  "one read after a gap of 10 us to 1 s, idle or busy, with its system calls counted: "
+	  "a server's read after epoll_wait()",
+	  true, bench_sparse },
 	{ "scale", "ns per call with 1..N threads calling at once (Gherdovich 2016's table)",
 	  true, bench_scale },
 	{ "falseshare",

@@ -18,6 +18,8 @@
 static const struct scenario_text scenario_texts[] = {
 	{ "warm", "ns per call, tight loop", "median", false },
 	{ "cold", "ns for one call after the caches were flushed", "median", true },
+	{ "sparse", "ns for one read after a gap (idle: asleep; busy: in other code)", "median",
+	  true },
 	{ "scale", "ns per call with N threads reading at once", "median", false },
 	{ "falseshare", "ns per read while a writer dirties a line nearby", "median", false },
 	{ "resolution", "smallest step between readings; stalls = readings equal to the last",
@@ -44,6 +46,8 @@ static const struct known_extra known_extras[] = {
 	{ "ticks", "ticks", FMT_TENTHS, 2 },
 	{ "x_floor", "x floor", FMT_RATIO, 0 },
 	{ "x_monotonic", "x vDSO", FMT_RATIO, 0 },
+	{ "x_monotonic_p99", "x vDSO p99", FMT_RATIO, 1 },
+	{ "syscalls_per_read", "syscalls/read", FMT_NUM, 0 },
 	{ "comparisons", "comparisons", FMT_COUNT, 0 },
 	{ "backward_steps", "backward steps", FMT_COUNT, 0 },
 	{ "step_p50_ns", "p50 step", FMT_NS, 0 },

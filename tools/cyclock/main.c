@@ -28,8 +28,7 @@ static const struct {
 	const char *what;
 } commands[] = {
 	{ "info", cmd_info, "the counter, its frequency and trust, the machine" },
-	{ "bench", cmd_bench, "run scenarios: warm cold scale falseshare resolution warp "
-			      "ctxsw accuracy" },
+	{ "bench", cmd_bench, "run scenarios: warm cold sparse scale ... (bench --help lists all)" },
 	{ "compare", cmd_compare, "a table of two or more runs' JSON, with changes in %" },
 	{ "plot", cmd_plot, "an SVG of a run's JSON: cost per clock, threads, resolution" },
 	{ "run", cmd_run, "run a command with clock_gettime() served by cyclock" },

@@ -18,7 +18,7 @@ done
 
 # bench --help lists every scenario and every clock this build knows.
 cli_run bench --help
-for s in warm cold scale falseshare resolution warp ctxsw accuracy; do
+for s in warm cold sparse scale falseshare resolution warp ctxsw accuracy; do
 	grep -qE "^  $s " "$out" || cli_fail "bench --help lacks scenario $s"
 done
 for c in cyclock_now cyclock_now_inline cyclock_now_relaxed cyclock_raw cyclock_realtime cyclock_boottime \
@@ -102,7 +102,7 @@ if command -v man >/dev/null; then
 	warnings=$(MANWIDTH=80 man --warnings -E UTF-8 -l "$man_page" 2>&1 >/dev/null)
 	[[ -z $warnings ]] || cli_fail "cyclock.1 renders with warnings: $warnings"
 fi
-for word in info bench compare plot run warm cold scale falseshare resolution warp ctxsw \
+for word in info bench compare plot run warm cold sparse scale falseshare resolution warp ctxsw \
 	accuracy --clocks --threads --repetitions --duration --quick --json --csv --quiet \
 	--threshold --table --out --relaxed CYCLOCK_ORDERED_READ CYCLOCK_PRELOAD_RELAXED; do
 	grep -qF -- "$(sed 's/-/\\-/g' <<<"$word")" "$man_page" ||
