@@ -99,7 +99,8 @@ struct cyclock__seg_ext {
  * seg[0] 8..63),
  * so a read touches one line; seg[1] (64..119), read only while a writer
  * is between its two bumps, is line 1; the slow path's ext[2] and
- * confirmed (128..211) are lines 2 and 3.
+ * confirmed (128..211) are lines 2 and 3; what reads past the horizon
+ * write, line 4 (256..279).
  *
  * A reader whose counter is past the middle piece (or before P: the
  * subtraction wraps) takes the slow path, which checks the counter
@@ -114,6 +115,16 @@ struct cyclock__timeline {
 	struct cyclock__seg seg[2];
 	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) struct cyclock__seg_ext ext[2];
 	CYCLOCK_ATOMIC(uint32_t) confirmed; /* seq (even) of the fresh segment confirmed */
+	/* Line 4, the one a read past the horizon writes (src/linux/read.c):
+	 * the most that such reads handed out of the kernel's clock (the
+	 * writer raises its next segment to it); the counter at the last of
+	 * them and how many came in a row, each soon after the one before;
+	 * in counts, how soon after the horizon a read must come for a
+	 * resync to pay, and how soon after the last for a row to go on. */
+	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint64_t) handed;
+	CYCLOCK_ATOMIC(uint64_t) served_cyc;
+	CYCLOCK_ATOMIC(uint32_t) served_row;
+	uint64_t pay_cyc, row_cyc;
 };
 
 /*
@@ -149,8 +160,9 @@ static inline uint32_t cyclock__mult_low(uint32_t mult_rate)
 	return mult_rate - mult_rate / 512;
 }
 
-/* Everything the fast path leaves: see src/linux/read.c. */
-CYCLOCK_API uint64_t cyclock__slow(unsigned int kind);
+/* Everything the fast path leaves: see src/linux/read.c.  @seq and @cyc:
+ * the sequence and the counter the fast path read, where it stopped. */
+CYCLOCK_API uint64_t cyclock__slow(unsigned int kind, uint32_t seq, uint64_t cyc);
 CYCLOCK_API uint64_t cyclock__coarse_slow(void);
 
 /*
@@ -199,8 +211,9 @@ static inline uint64_t cyclock__counter_ordered(const struct cyclock__timeline *
  * the segment's start (epoch_ns plus the offsets @kind asks for), and
  * *since, the ns since then.  false: the counter is outside the middle
  * piece (or the library is not using it), and the caller takes the slow
- * path.  @kind is a constant at each call site, so the branches on it fold
- * away.  The ordered counter read waits for every earlier load, the
+ * path, with *base the sequence and *since the counter it read, for
+ * cyclock__slow().  @kind is a constant at each call site, so the
+ * branches on it fold away.  The ordered counter read waits for every earlier load, the
  * sequence's among them, so a reader that sees a newer copy also reads a
  * later counter than the writer that made it (cyclock__counter_ordered()).
  *
@@ -221,8 +234,11 @@ static inline bool cyclock__read_parts(struct cyclock__timeline *tl, unsigned in
 		cyc = (kind & CYCLOCK__ORDERED) ? cyclock__counter_ordered(tl) : cyclock_arch_counter();
 		delta = cyc - cyclock__load64(&s->epoch_cyc);
 		if (cyclock_unlikely(delta >= atomic_load_explicit(&s->horizon_cyc,
-								   memory_order_relaxed)))
+								   memory_order_relaxed))) {
+			*base = seq;
+			*since = cyc;
 			return false;
+		}
 		*base = cyclock__load64(&s->epoch_ns);
 		if (kind & CYCLOCK__REAL)
 			*base += cyclock__load64(&s->off_real);
@@ -242,7 +258,7 @@ static inline uint64_t cyclock__read(struct cyclock__timeline *tl, unsigned int 
 
 	if (cyclock_likely(cyclock__read_parts(tl, kind, &base, &since)))
 		return base + since;
-	return cyclock__slow(kind);
+	return cyclock__slow(kind, (uint32_t)base, since);
 }
 
 static inline uint64_t cyclock__coarse_read(void)

@@ -108,6 +108,8 @@ static void setup_scale(double hz)
 	cyclock__host.recheck_cyc = counts(CYCLOCK_RECHECK_NS, hz);
 	cyclock__host.quick_int_cyc = counts(CYCLOCK_QUICK_NS, hz);
 	cyclock__host.tight_cyc = counts(150, hz);
+	cyclock__mono.pay_cyc = cyclock__raw.pay_cyc = counts(CYCLOCK_PAY_NS, hz);
+	cyclock__mono.row_cyc = cyclock__raw.row_cyc = counts(CYCLOCK_ROW_NS, hz);
 	if (cyclock__host.max_int_cyc > UINT32_MAX) /* a segment's horizon_cyc is 32 bits */
 		cyclock__host.max_int_cyc = UINT32_MAX;
 }
@@ -230,7 +232,7 @@ static void publish_below(void)
 	v.off_real = cyclock__host.off_real;
 	v.off_boot = cyclock__host.off_boot;
 	v.below = cyclock__kernel_ns(CLOCK_MONOTONIC);
-	cyclock__publish(&cyclock__mono, &v, NULL);
+	cyclock__publish(&cyclock__mono, &v, false);
 }
 
 /*

@@ -41,6 +41,9 @@
 #define CYCLOCK_GENTLE_NS (32 * NSEC_PER_USEC * 1000) /* over this long */
 #define CYCLOCK_RATE_SPAN_NS NSEC_PER_SEC            /* the rate's baseline, at most */
 #define CYCLOCK_OFFSETS_NS (32 * NSEC_PER_USEC * 1000) /* REALTIME/BOOTTIME offsets' period */
+#define CYCLOCK_PAY_NS (200 * NSEC_PER_USEC)        /* a read this soon after a horizon resyncs, */
+#define CYCLOCK_ROW_READS 16                        /* and one after this many served in a row, */
+#define CYCLOCK_ROW_NS (1000 * NSEC_PER_USEC)       /* each this soon after the one before */
 
 static inline double cyclock__absd(double x)
 {
@@ -102,13 +105,9 @@ struct cyclock__track {
 	unsigned int streak;           /* kernel-mode spells in a row */
 	uint64_t hold_ns;              /* keep adjtimex's stated rate until then */
 	uint64_t spell_end_ns;         /* the kernel's clock when the last one ended */
-	/* The readers': the most that any waiting past a horizon handed out
-	 * from the kernel's clock (read.c's waiting_value()), sealed by the
-	 * writer while it publishes (cyclock__publish()). */
-	CYCLOCK_ATOMIC(uint64_t) handed;
 };
 
-#define CYCLOCK__HANDED_SEALED (1ull << 63) /* track.handed: a writer took it */
+#define CYCLOCK__HANDED_SEALED (1ull << 63) /* timeline.handed: a writer took it */
 
 /* Initialisation's states: see cyclock__init_once(). */
 enum { INIT_NONE, INIT_BUSY, INIT_DONE, INIT_MEASURING };
@@ -232,8 +231,7 @@ double cyclock__rate_unc(const struct cyclock__sample *a, const struct cyclock__
 struct cyclock__segv cyclock__seg_load(const struct cyclock__timeline *tl);
 void cyclock__seg_at(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc, uint64_t *ns,
 		     uint32_t *frac);
-void cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *v,
-		      CYCLOCK_ATOMIC(uint64_t) *handed);
+void cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *v, bool seal);
 uint64_t cyclock__seg_handed(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc);
 uint64_t cyclock__seg_ceil(const struct cyclock__segv *v, uint32_t shift);
 uint64_t cyclock__seg_floor(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc);

@@ -104,7 +104,7 @@ static uint64_t low_value(const struct cyclock__segv *v, uint64_t cyc, uint64_t 
  * The same, and the kernel's clock @k where that is more, so that a
  * writer preempted while it resyncs does not leave the readers trailing
  * the kernel at the low slope for as long as it is away.  @k goes out only
- * through @tr->handed, which the writer takes, sealed, before it publishes,
+ * through @tl->handed, which the writer takes, sealed, before it publishes,
  * and raises its segment to (cyclock__publish()): added there, then the
  * latch checked again, since an addition after the writer's unseal is one
  * it did not take, and the sequence has moved by then (false: read again).
@@ -115,12 +115,12 @@ static uint64_t low_value(const struct cyclock__segv *v, uint64_t cyc, uint64_t 
  * allowance above the kernel's clock: kernel mode's floor is set from the
  * writer's own kernel reading, which may be earlier than this one.
  */
-static bool waiting_value(struct cyclock__track *tr, const struct cyclock__timeline *tl,
+static bool waiting_value(const struct cyclock__track *tr, struct cyclock__timeline *tl,
 			  uint32_t seq, const struct cyclock__segv *v, uint64_t cyc, uint64_t *ns)
 {
 	uint64_t k = cyclock__kernel_ns(tr->id), low = low_value(v, cyc, k);
 	uint64_t want = k > low ? k : low;
-	uint64_t h = atomic_load_explicit(&tr->handed, memory_order_acquire);
+	uint64_t h = atomic_load_explicit(&tl->handed, memory_order_acquire);
 
 	do {
 		if (h & CYCLOCK__HANDED_SEALED) {
@@ -130,7 +130,29 @@ static bool waiting_value(struct cyclock__track *tr, const struct cyclock__timel
 		}
 		/* A store even where it does not raise the word: this reader's
 		 * place in its order is what the argument above needs. */
-	} while (!atomic_compare_exchange_weak_explicit(&tr->handed, &h, h > want ? h : want,
+	} while (!atomic_compare_exchange_weak_explicit(&tl->handed, &h, h > want ? h : want,
+							memory_order_acq_rel, memory_order_acquire));
+	*ns = want;
+	return atomic_load_explicit(&tl->seq, memory_order_relaxed) == seq;
+}
+
+/*
+ * waiting_value()'s common case, from the horizon's value @vh alone: the
+ * kernel's clock or @vh, whichever is more, handed out through the
+ * writer's word.  false when the word is sealed (a writer is publishing:
+ * waiting_value() knows what then) or the sequence moved (read again).
+ */
+static bool hand_out(const struct cyclock__track *tr, struct cyclock__timeline *tl, uint32_t seq,
+		     uint64_t vh, uint64_t *ns)
+{
+	uint64_t k = cyclock__kernel_ns(tr->id), want = k > vh ? k : vh;
+	uint64_t h = atomic_load_explicit(&tl->handed, memory_order_acquire);
+
+	do {
+		if (h & CYCLOCK__HANDED_SEALED)
+			return false;
+		/* A store even where it does not raise the word (waiting_value()). */
+	} while (!atomic_compare_exchange_weak_explicit(&tl->handed, &h, h > want ? h : want,
 							memory_order_acq_rel, memory_order_acquire));
 	*ns = want;
 	return atomic_load_explicit(&tl->seq, memory_order_relaxed) == seq;
@@ -144,19 +166,123 @@ static bool recheck_due(const struct cyclock__segv *v)
 	       cyclock__host.using_counter && (int64_t)(cyclock_arch_counter() - v->recheck) >= 0;
 }
 
-/*
- * Whether a read of @v at counter @cyc serves the kernel's clock: kernel
- * mode, or past the horizon of a fresh segment not confirmed (its
- * continuation may be below a kernel value handed out while it was being
- * published, so it is kernel mode's floor, not a clock).
- */
-static bool serves_kernel(const struct cyclock__timeline *tl, const struct cyclock__segv *v,
-			  uint32_t seq, uint64_t cyc)
+/* Kernel mode: every read serves the kernel's clock, at least the floor. */
+static bool serves_kernel(const struct cyclock__segv *v)
 {
-	if (v->mode != CYCLOCK__MODE_COUNTER)
+	return v->mode != CYCLOCK__MODE_COUNTER;
+}
+
+/*
+ * Whether a read past the horizon (@past counts past it, at counter @cyc)
+ * resyncs, or serves the kernel's clock instead (one vDSO read, no system
+ * call).  A resync costs microseconds and pays only if its segment is
+ * read again and again before its horizon: so a read resyncs when it
+ * comes within CYCLOCK_PAY_NS of the horizon (the timeline is read
+ * often), or after CYCLOCK_ROW_READS served reads in a row, each within
+ * CYCLOCK_ROW_NS of the one before (it is read often again, after a
+ * pause).  A program that reads after longer gaps, even a few clocks at
+ * each, is served the kernel's clock.
+ */
+static bool resync_pays(const struct cyclock__timeline *tl, uint64_t past, uint64_t cyc)
+{
+	return past < tl->pay_cyc ||
+	       (atomic_load_explicit(&tl->served_row, memory_order_relaxed) >= CYCLOCK_ROW_READS &&
+		cyc - atomic_load_explicit(&tl->served_cyc, memory_order_relaxed) < tl->row_cyc);
+}
+
+/* A read at counter @cyc served the kernel's clock (resync_pays()).  Plain
+ * stores: a count lost to a race only delays a resync. */
+static void served(struct cyclock__timeline *tl, uint64_t cyc)
+{
+	uint32_t row = atomic_load_explicit(&tl->served_row, memory_order_relaxed);
+
+	if (cyc - atomic_load_explicit(&tl->served_cyc, memory_order_relaxed) >= tl->row_cyc)
+		row = 0;
+	atomic_store_explicit(&tl->served_row, row + 1, memory_order_relaxed);
+	atomic_store_explicit(&tl->served_cyc, cyc, memory_order_relaxed);
+}
+
+/*
+ * REALTIME's and BOOTTIME's offsets from MONOTONIC are measured at
+ * resyncs; a read of those clocks that served MONOTONIC's kernel clock
+ * plus the segment's offset (@ns) checks them: the kernel's own reading of
+ * that clock more than the offset's uncertainty away means the system
+ * clock was set, or the machine resumed, since (true: resync).
+ */
+static bool offset_moved(uint64_t ns, unsigned int kind)
+{
+	uint64_t w, tol;
+	int64_t d;
+
+	if (!(kind & (CYCLOCK__REAL | CYCLOCK__BOOT)))
+		return false;
+	w = kind & CYCLOCK__REAL ? cyclock__host.off_real_w : cyclock__host.off_boot_w;
+	tol = 2 * w + NSEC_PER_USEC;
+	d = (int64_t)(cyclock__kernel_ns(kernel_id(kind)) - ns);
+	return d > (int64_t)tol || d < -(int64_t)tol;
+}
+
+/* A resync that measures the offsets again, as cyclock_resync() asks. */
+static bool resync_offsets(struct cyclock__track *tr)
+{
+	atomic_store_explicit(&cyclock__host.pending, 1, memory_order_relaxed);
+	return cyclock__resync(tr, false);
+}
+
+/*
+ * A read past the horizon of a counter segment, the slow path's common
+ * case (a read after a gap), from the readers' line alone: the segment's
+ * copy on it gives the most its fast path handed out, the value at its
+ * horizon.  Resyncs if that pays, else serves the kernel's clock through
+ * the writer (waiting_value()).  Continues from the fast path's @seq and
+ * @cyc, whose counter read it need not repeat.  false: not that case
+ * (kernel mode, a counter before the segment's start, a writer
+ * publishing), which timeline_slow() reads in full.
+ */
+static bool past_horizon(unsigned int kind, struct cyclock__timeline *tl,
+			 struct cyclock__track *tr, uint32_t seq, uint64_t cyc, uint64_t *out)
+{
+	const struct cyclock__seg *s;
+	uint64_t P, ns0, k, off, ns;
+	uint32_t shift, H, mult;
+	bool again = false; /* the first pass continues the fast path's reading */
+
+	for (int pass = 0;; pass++) {
+		do {
+			if (again) {
+				seq = cyclock__latch_begin(&tl->seq);
+				cyc = (kind & CYCLOCK__ORDERED) ? cyclock__counter_ordered(tl)
+								: cyclock_arch_counter();
+			}
+			again = true;
+			s = &tl->seg[seq & 1];
+			P = cyclock__load64(&s->epoch_cyc);
+			ns0 = cyclock__load64(&s->epoch_ns);
+			k = cyclock__load64(&s->epoch_k);
+			H = atomic_load_explicit(&s->horizon_cyc, memory_order_relaxed);
+			mult = atomic_load_explicit(&s->mult, memory_order_relaxed);
+			off = kind & CYCLOCK__REAL   ? cyclock__load64(&s->off_real)
+			      : kind & CYCLOCK__BOOT ? cyclock__load64(&s->off_boot)
+						     : 0;
+			shift = atomic_load_explicit(&tl->shift, memory_order_relaxed);
+		} while (cyclock__latch_retry(&tl->seq, seq));
+		if (!H || (int64_t)(cyc - P) < 0)
+			return false;
+		/* The fast path's formula, exact up to the horizon. */
+		if (cyc - P < H) { /* a segment went out meanwhile */
+			*out = ns0 + ((cyc * mult + k) >> shift) + off;
+			return true;
+		}
+		if (pass < 3 && resync_pays(tl, cyc - P - H, cyc) && cyclock__resync(tr, false))
+			continue;
+		if (!hand_out(tr, tl, seq, ns0 + (((P + H) * mult + k) >> shift), &ns))
+			return false;
+		if (pass < 3 && offset_moved(ns + off, kind) && resync_offsets(tr))
+			continue;
+		served(tl, cyc);
+		*out = ns + off;
 		return true;
-	return v->fresh && cyc - v->cyc >= v->horizon_cyc && (int64_t)(cyc - v->cyc) >= 0 &&
-	       !cyclock__seg_trusted(tl, v, seq);
+	}
 }
 
 /* The counter path of the slow path: the cases in the header comment. */
@@ -177,14 +303,16 @@ static uint64_t timeline_slow(unsigned int kind)
 							: cyclock_arch_counter();
 			/* The kernel's reading inside the latch: a segment published
 			 * meanwhile makes us read again, from it. */
-			kernel = serves_kernel(tl, &v, seq, cyc);
+			kernel = serves_kernel(&v);
 			if (kernel)
 				k = cyclock__kernel_ns(kernel_id(kind));
 		} while (cyclock__latch_retry(&tl->seq, seq));
 		if (kernel) {
 			ns = kernel_value(&v, k, kind);
-			if (v.mode != CYCLOCK__MODE_COUNTER ? recheck_due(&v) : pass < 3)
+			if (recheck_due(&v) && resync_pays(tl, cyc - v.recheck, cyc))
 				cyclock__resync(tr, false); /* the value stays right: see track.c */
+			else
+				served(tl, cyc);
 			return ns;
 		}
 		delta = cyc - v.cyc;
@@ -198,20 +326,30 @@ static uint64_t timeline_slow(unsigned int kind)
 			cyclock__seg_at(&v, cyclock__host.shift, cyc, &ns, &frac);
 			return with_offset(ns, &v, kind);
 		}
-		/* Past the horizon: resync and read again from the new segment,
-		 * or, if another thread is at it, the kernel's clock handed out
-		 * through the writer; read again if a segment went out meanwhile,
-		 * as a latch read does. */
-		if (pass < 3 && cyclock__resync(tr, false))
+		/* Past the horizon: resync, if it pays, and read again from the
+		 * new segment; or the kernel's clock handed out through the
+		 * writer (waiting_value()), read again if a segment went out
+		 * meanwhile, as a latch read does. */
+		if (pass < 3 && resync_pays(tl, delta - v.horizon_cyc, cyc) && cyclock__resync(tr, false))
 			continue;
 		if (!waiting_value(tr, tl, seq, &v, cyc, &ns))
 			continue;
+		if (pass < 3 && offset_moved(with_offset(ns, &v, kind), kind) && resync_offsets(tr))
+			continue;
+		served(tl, cyc);
 		return with_offset(ns, &v, kind);
 	}
 }
 
-uint64_t cyclock__slow(unsigned int kind)
+uint64_t cyclock__slow(unsigned int kind, uint32_t seq, uint64_t cyc)
 {
+	bool raw = kind & CYCLOCK__RAW;
+	uint64_t ns;
+
+	/* A counter segment (horizon_cyc > 0) means initialised on the counter. */
+	if (past_horizon(kind, raw ? &cyclock__raw : &cyclock__mono,
+			 raw ? &cyclock__host.raw : &cyclock__host.mono, seq, cyc, &ns))
+		return ns;
 	if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) != INIT_DONE)
 		cyclock__init_once(CYCLOCK__INIT_DEFER);
 	if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) == INIT_DONE &&
@@ -276,8 +414,9 @@ uint64_t cyclock_cycles(void)
 /*
  * @cycles on cyclock_now()'s timeline, counted back from now at slope
  * @mult: in kernel mode, where the last counter function may be far from
- * the kernel's clock (that is why it is kernel mode), not extrapolated
- * from that function's start.
+ * the kernel's clock (that is why it is kernel mode), and past a segment's
+ * horizon, where the kernel's rate may have changed since; not
+ * extrapolated from that function's start.
  */
 static uint64_t from_now(uint64_t cycles, uint32_t mult)
 {
@@ -300,7 +439,9 @@ uint64_t cyclock_cycles_to_ns(uint64_t cycles)
 	v = cyclock__seg_load(&cyclock__mono);
 	if (!v.mult) /* no counter segment yet (kernel mode since the start) */
 		return cyclock_now();
-	if (v.mode != CYCLOCK__MODE_COUNTER)
+	/* Kernel mode, or a segment past its horizon (a read after a gap was
+	 * served the kernel's clock, not resynced): counted back from now. */
+	if (v.mode != CYCLOCK__MODE_COUNTER || cyclock__ordered() - v.cyc >= v.horizon_cyc)
 		return from_now(cycles, v.mult_rate);
 	cyclock__seg_at(&v, cyclock__host.shift, cycles, &ns, &frac);
 	return ns;

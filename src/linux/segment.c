@@ -208,24 +208,24 @@ static void raise_to(struct cyclock__segv *w, uint64_t h)
 
 /*
  * Both copies, in the latch's order; the caller holds host.writer.
- * @handed: the waiting readers' word of the timeline's track (read.c's
- * waiting_value()), or NULL where none can be waiting.  A counter segment
- * takes it sealed, so that no reader adds to it until the segment is out:
+ * @seal: readers may be waiting past the horizon (read.c's
+ * waiting_value()), whose word, tl->handed, a counter segment then
+ * takes sealed, so that no reader adds to it until the segment is out:
  * a reader's addition is either in what this writer took, or after the
  * unseal, which is after both bumps (release), so that reader sees the new
  * sequence and reads again.  For CLOCK_MONOTONIC's, cyclock_coarse()'s cap
  * rises after: the release pairs with coarse.c's acquire, so a reader that
  * sees it sees this segment.
  */
-void cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *v,
-		      CYCLOCK_ATOMIC(uint64_t) *handed)
+void cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *v, bool seal)
 {
 	struct cyclock__segv w = *v;
 	uint64_t h = 0;
-	bool seal = handed && w.mode == CYCLOCK__MODE_COUNTER;
 
+	seal = seal && w.mode == CYCLOCK__MODE_COUNTER;
 	if (seal) {
-		h = atomic_fetch_or_explicit(handed, CYCLOCK__HANDED_SEALED, memory_order_acq_rel) &
+		h = atomic_fetch_or_explicit(&tl->handed, CYCLOCK__HANDED_SEALED,
+					     memory_order_acq_rel) &
 		    ~CYCLOCK__HANDED_SEALED;
 		raise_to(&w, h);
 	}
@@ -234,7 +234,7 @@ void cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *
 	cyclock__latch_bump(&tl->seq); /* even: readers use copy 0 */
 	write_copy(tl, 1, &w);
 	if (seal)
-		atomic_store_explicit(handed, h, memory_order_release);
+		atomic_store_explicit(&tl->handed, h, memory_order_release);
 	if (tl == &cyclock__mono &&
 	    w.below > atomic_load_explicit(&cyclock__coarse.below, memory_order_relaxed))
 		atomic_store_explicit(&cyclock__coarse.below, w.below, memory_order_release);
@@ -263,6 +263,6 @@ void cyclock__writer_repair(void)
 {
 	fork_child_latch(&cyclock__mono);
 	fork_child_latch(&cyclock__raw);
-	atomic_fetch_and(&cyclock__host.mono.handed, ~CYCLOCK__HANDED_SEALED);
-	atomic_fetch_and(&cyclock__host.raw.handed, ~CYCLOCK__HANDED_SEALED);
+	atomic_fetch_and(&cyclock__mono.handed, ~CYCLOCK__HANDED_SEALED);
+	atomic_fetch_and(&cyclock__raw.handed, ~CYCLOCK__HANDED_SEALED);
 }

@@ -74,7 +74,7 @@ static struct cyclock__segv fresh_segment(const struct cyclock__track *tr,
  * margin for reads the CPU ran early), confirm it. */
 void cyclock__track_publish(struct cyclock__track *tr, const struct cyclock__segv *v)
 {
-	cyclock__publish(tr->tl, v, &tr->handed);
+	cyclock__publish(tr->tl, v, true);
 	if (v->fresh && cyclock__ordered() - v->cyc <
 				v->horizon_cyc - cyclock__host.fresh_margin_cyc)
 		atomic_store_explicit(&tr->tl->confirmed,

@@ -156,7 +156,7 @@ static inline __attribute__((always_inline)) void read_ts(struct cyclock__timeli
 	uint64_t base, since;
 
 	if (cyclock_unlikely(!cyclock__read_parts(tl, kind, &base, &since))) {
-		base = cyclock__slow(kind);
+		base = cyclock__slow(kind, (uint32_t)base, since);
 		since = 0;
 	}
 	*sec = base / NS_PER_SEC;

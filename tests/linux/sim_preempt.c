@@ -102,8 +102,8 @@ static int stall_kind;
  */
 static void stall(void)
 {
-	bool publishing = (atomic_load(&cyclock__host.mono.handed) |
-			   atomic_load(&cyclock__host.raw.handed)) &
+	bool publishing = (atomic_load(&cyclock__mono.handed) |
+			   atomic_load(&cyclock__raw.handed)) &
 			  CYCLOCK__HANDED_SEALED;
 
 	if (stall_kind == 1)

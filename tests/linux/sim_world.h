@@ -60,6 +60,7 @@ struct sim_world {
 	/* What adjtimex(2) says (cyclock_sim_adjtimex()): nothing unless
 	 * adj_says (ENOSYS, as under a seccomp filter). */
 	bool adj_says;
+	unsigned long adj_calls; /* adjtimex(2) calls the library made */
 	long adj_tick, adj_freq, adj_offset, adj_constant;
 	int adj_status;
 	/* Called once, at the seam call numbered hook_at (counter and kernel
@@ -225,6 +226,7 @@ static inline void w_kernel_rate(long tick, double ppm)
 /* The simulated adjtimex(2), for the library (platform.c): modes 0 only. */
 int cyclock_sim_adjtimex(struct timex *tx)
 {
+	w.adj_calls++;
 	if (!w.adj_says) {
 		errno = ENOSYS;
 		return -1;

@@ -58,6 +58,18 @@ for g in gaps:
 grep -q '^sparse: ' "$tmp/sparse.out" && grep -q 'syscalls/read' "$tmp/sparse.out" ||
 	fail "the table lacks its heading or the system calls: $(head -5 "$tmp/sparse.out")"
 
+# cyclock's clocks after gaps longer than a resync interval serve the
+# kernel's clock, with no system call (docs/hosted.md, "Reads after a gap").
+if "$CYCLOCK" info | grep -q '^trusted  *yes'; then
+	cli_bench sparse "$tmp/cyclock.json" --quick --clocks cyclock_now,cyclock_realtime
+	check cyclock '
+for c in ("cyclock_now", "cyclock_realtime"):
+    for g in ("idle:3ms", "busy:3ms"):
+        n = r("sparse/%s/%s" % (c, g)).get("syscalls_per_read")
+        assert n == 0, "%s after %s: %s system calls per read" % (c, g, n)
+'
+fi
+
 cli_bench sparse "$tmp/three.json" --quick --repetitions 3 --clocks monotonic
 check three '
 assert all(len(its(n)) == 3 for n in names()), "--repetitions 3: %s" % [len(its(n)) for n in names()]
