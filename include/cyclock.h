@@ -123,11 +123,11 @@ CYCLOCK_API uint64_t cyclock_local(void);
  * that every value it returns is one cyclock_cycles_to_ns() converts. */
 CYCLOCK_API uint64_t cyclock_cycles(void);
 
-/* A cyclock_cycles() value on cyclock_now()'s timeline, as the current
- * segment converts it (a value from before the last resync converts with
- * today's rate: exact to the drift since); while the timeline serves the
- * kernel's clock, counted back from cyclock_now() at the rate.  With no
- * counter in use, returns cyclock_now(). */
+/* A cyclock_cycles() value on cyclock_now()'s timeline: within the
+ * current segment, as it converts it; any other (a value from before the
+ * last resync, or any while the timeline serves the kernel's clock),
+ * counted back from cyclock_now() at the rate, exact to the drift since.
+ * With no counter in use, returns cyclock_now(). */
 CYCLOCK_API uint64_t cyclock_cycles_to_ns(uint64_t cycles);
 
 /* One line: the source, its frequency and where it came from, the

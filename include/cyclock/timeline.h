@@ -6,21 +6,15 @@
  * Nothing here is a stable interface: the layout may change with the
  * library's version.
  *
- * A timeline is a seqcount latch over two copies of a segment, a
- * piecewise-linear function of the counter, as in the engine
- * (cyclock/latch.h), with one difference: a resync may change the slope
- * (mult).  It does so only where no reader of the old segment can have
- * been: the old segment is valid up to its horizon (the end of its middle
- * piece), and a reader past it that cannot resync itself extrapolates at a
- * slope below any the next segment may take, and stops at the segment's
- * ceiling.  So a new segment, whenever it is published, is never below a
- * value the old one handed out.
- *
- * A timeline may also be in kernel mode (the kernel's clock changes faster
- * than the counter can follow, the counter disagreed with it, or the
- * library is not initialised yet): every read takes the slow path, which
- * returns the kernel's clock, never below the floor that the last
- * counter segment's ceiling set.  docs/hosted.md has the whole argument.
+ * A timeline is a seqcount latch over two copies of a segment, a linear
+ * function of the counter up to its horizon, as in the engine
+ * (cyclock/latch.h), with two differences.  A writer publishes by writing
+ * the copy readers are not using and then bumping the sequence once, so
+ * that a writer abandoned anywhere (a signal handler that longjmps out, a
+ * cancel) leaves a whole copy behind.  And a reader past the horizon, which
+ * returns the kernel's clock, says so by counting itself in the sequence
+ * word, so that the writer's bump fails and it raises its segment to the
+ * kernel's clock first.  docs/hosted.md has the whole argument.
  */
 #ifndef CYCLOCK_TIMELINE_H
 #define CYCLOCK_TIMELINE_H
@@ -33,106 +27,76 @@ extern "C" {
 #endif
 
 /*
- * One latch copy: 56 bytes.  A segment is three pieces of one function of
- * the counter: before P, the previous segment's slope (mult_prev), which
- * reproduces it exactly there; from P for horizon_cyc counts (the middle
- * piece, up to the horizon), mult: the rate plus a correction toward the
- * kernel's clock; after that, mult_rate, the rate alone.  The fast path
- * covers the middle piece only.  Past the horizon the slow path resyncs,
- * or, if another thread is resyncing, extrapolates at
- * cyclock__mult_low(mult_rate).
- *
- * The clock at P has a fraction, frac < 2^shift, so the middle piece is
- * epoch_ns + ((cyc - P) * mult + frac) >> shift.  shift <= 32 (the library
+ * One latch copy: 48 bytes.  From P for horizon_cyc counts (the middle
+ * piece), the clock is epoch_ns + ((cyc - P) * mult + frac) >> shift, with
+ * frac < 2^shift the clock's fraction at P.  shift <= 32 (the library
  * chooses it so) and horizon_cyc < 2^32 keep the sum below 2^64, so it
  * equals cyc * mult + epoch_k computed mod 2^64: one subtraction fewer on
  * the path from the counter read to the result, which is what an ordered
- * read waits for at the next call.
+ * read waits for at the next call.  The fast path covers the middle piece
+ * only; a counter before P reads P's value, one past the horizon the
+ * kernel's clock (src/linux/read.c).  Kernel mode is a segment of no
+ * length: every read takes the slow path, which serves the kernel's
+ * clock, never below the value at P (the floor).
  */
 struct cyclock__seg {
 	struct cyclock_u64 epoch_cyc;          /* P: where the middle piece starts */
 	struct cyclock_u64 epoch_ns;           /* the clock at P, whole ns */
-	struct cyclock_u64 epoch_k;            /* frac - P * mult, mod 2^64: see below */
+	struct cyclock_u64 epoch_k;            /* frac - P * mult, mod 2^64: see above */
 	struct cyclock_u64 off_real;           /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	struct cyclock_u64 off_boot;           /* CLOCK_BOOTTIME - CLOCK_MONOTONIC */
-	CYCLOCK_ATOMIC(uint32_t) horizon_cyc;  /* length of the middle piece, counts */
-	CYCLOCK_ATOMIC(uint32_t) mult;         /* ns per count << shift, middle piece */
-	CYCLOCK_ATOMIC(uint32_t) mult_prev;    /* before P */
-	CYCLOCK_ATOMIC(uint32_t) mult_rate;    /* after the middle piece */
+	CYCLOCK_ATOMIC(uint32_t) horizon_cyc;  /* length of the middle piece, counts; 0: kernel mode */
+	CYCLOCK_ATOMIC(uint32_t) mult;         /* ns per count << shift */
 };
 
-/*
- * What only the slow path reads of a latch copy, beside its segment and
- * under the same sequence: 40 bytes (36 and padding).
- *
- * Counter mode: until_cyc is far away (a reader waiting for another
- * thread's resync, where it cannot hand out the kernel's clock, follows
- * the low slope as long as it waits).  A fresh segment
- * (the first after kernel mode) is trusted past its horizon only once its
- * writer has confirmed it was published in time (timeline.confirmed).
- * Kernel mode: reads return the kernel's clock, at least the floor: the
- * last counter function (kept here) up to until_cyc, where it stops at
- * ceil, or ceil alone; until_cyc is past every counter a reader of that
- * function used (track.c's enter_kernel()).  A read past recheck_cyc
- * checks whether the counter can be used again.
- */
+/* What only the slow path and the writer read of a copy, under the same
+ * sequence: the rate alone (mult less the correction), and in kernel mode
+ * when to look at the counter again.  16 bytes. */
 struct cyclock__seg_ext {
-	struct cyclock_u64 ceil;
-	struct cyclock_u64 until_cyc;
-	struct cyclock_u64 recheck_cyc; /* kernel mode: look again from here */
-	CYCLOCK_ATOMIC(uint32_t) mode;  /* CYCLOCK__MODE_* */
-	CYCLOCK_ATOMIC(uint32_t) fresh;
-	CYCLOCK_ATOMIC(uint32_t) fn_horizon_cyc; /* the counter function's horizon_cyc (0: kernel mode) */
+	struct cyclock_u64 recheck_cyc;
+	CYCLOCK_ATOMIC(uint32_t) mult_rate;
 };
 
-/* Zero (a timeline nobody has started) is kernel mode with floor 0.
- * KERNEL: at least ceil (the counter went wrong: no value of it counts);
- * KERNEL_FN: at least what the last counter segment would have handed
- * out at the reader's counter, up to ceil (the kernel's rate changed). */
-#define CYCLOCK__MODE_KERNEL 0u
-#define CYCLOCK__MODE_COUNTER 1u
-#define CYCLOCK__MODE_KERNEL_FN 2u
+/* The sequence word: the sequence, whose low bit names the copy readers
+ * use, and above it the reads that served the kernel's clock since the
+ * last publish. */
+#define CYCLOCK__SEQ(word) ((uint32_t)(word))
+#define CYCLOCK__SERVED_ONE (1ull << 32)
 
 /*
  * A timeline.  Cache lines (64 bytes): line 0 holds everything a reader
- * needs while the sequence is even (seq 0..3, shift 4..5, how 6..7,
- * seg[0] 8..63),
- * so a read touches one line; seg[1] (64..119), read only while a writer
- * is between its two bumps, is line 1; the slow path's ext[2] and
- * confirmed (128..211) are lines 2 and 3; what reads past the horizon
- * write, line 4 (256..279).
+ * needs while the sequence is even (the word 0..7, shift 8..9, how
+ * 10..11, seg[0] 16..63), so a read touches one line; seg[1] (64..111) is
+ * line 1, read while the sequence is odd (between a publish and the
+ * writer's copy back); the slow path's ext[2] (128..159) is line 2; what
+ * reads past the horizon note down, and its thresholds, line 3.
  *
  * A reader whose counter is past the middle piece (or before P: the
- * subtraction wraps) takes the slow path, which checks the counter
- * against the kernel and resyncs.  A horizon_cyc of 0 (not yet initialised,
- * or using the kernel's clocks) sends every read there, so the fast path
- * has one branch whatever the mode.
+ * subtraction wraps) takes the slow path.  A horizon_cyc of 0 (not yet
+ * initialised, kernel mode, or the kernel's clocks) sends every read
+ * there, so the fast path has one branch whatever the mode.
  */
 struct cyclock__timeline {
-	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint32_t) seq;
+	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint64_t) seq;
 	CYCLOCK_ATOMIC(uint16_t) shift;
 	CYCLOCK_ATOMIC(uint16_t) how; /* the ordered read: cyclock_arch_counter_ordered_how() */
 	struct cyclock__seg seg[2];
 	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) struct cyclock__seg_ext ext[2];
-	CYCLOCK_ATOMIC(uint32_t) confirmed; /* seq (even) of the fresh segment confirmed */
-	/* Line 4, the one a read past the horizon writes (src/linux/read.c):
-	 * the most that such reads handed out of the kernel's clock (the
-	 * writer raises its next segment to it); the counter at the last of
-	 * them and how many came in a row, each soon after the one before;
-	 * in counts, how soon after the horizon a read must come for a
-	 * resync to pay, and how soon after the last for a row to go on. */
-	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint64_t) handed;
-	CYCLOCK_ATOMIC(uint64_t) served_cyc;
+	/* The counter at the last read that served the kernel's clock and
+	 * how many came in a row, each soon after the one before; in counts,
+	 * how soon after the horizon a read must come for a resync to pay,
+	 * and how soon after the last for a row to go on (read.c). */
+	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint64_t) served_cyc;
 	CYCLOCK_ATOMIC(uint32_t) served_row;
 	uint64_t pay_cyc, row_cyc;
 };
 
 /*
  * cyclock_coarse()'s line.  ns: the last cyclock_now() value the coarse
- * ticker stored; 0: no ticker (the default).  below: a value every
- * cyclock_now() from now on is at least (CLOCK_MONOTONIC's timeline
- * raises it at each publish), which the default's reading of the
- * kernel's coarse clock is capped at.
+ * ticker stored; 0: no ticker (the default).  below: a value
+ * cyclock_now() returned, so every cyclock_now() from now on is at least
+ * it, which the default's reading of the kernel's coarse clock is capped
+ * at (src/linux/coarse.c).
  */
 struct cyclock__coarse {
 	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint64_t) ns;
@@ -151,18 +115,10 @@ CYCLOCK_API extern struct cyclock__timeline cyclock__mono; /* CLOCK_MONOTONIC's 
 CYCLOCK_API extern struct cyclock__timeline cyclock__raw;  /* CLOCK_MONOTONIC_RAW's */
 CYCLOCK_API extern struct cyclock__coarse cyclock__coarse;
 
-/* The slope a reader past a segment's horizon uses while another thread
- * resyncs: 1/512 (1953 ppm) below the rate, below any slope the next
- * segment takes (the writer clamps them), so a lead over the kernel is
- * taken back at up to that. */
-static inline uint32_t cyclock__mult_low(uint32_t mult_rate)
-{
-	return mult_rate - mult_rate / 512;
-}
 
-/* Everything the fast path leaves: see src/linux/read.c.  @seq and @cyc:
- * the sequence and the counter the fast path read, where it stopped. */
-CYCLOCK_API uint64_t cyclock__slow(unsigned int kind, uint32_t seq, uint64_t cyc);
+/* Everything the fast path leaves: see src/linux/read.c.  @word and @cyc:
+ * the sequence word and the counter the fast path read, where it stopped. */
+CYCLOCK_API uint64_t cyclock__slow(unsigned int kind, uint64_t word, uint64_t cyc);
 CYCLOCK_API uint64_t cyclock__coarse_slow(void);
 
 /*
@@ -199,6 +155,24 @@ CYCLOCK_API void cyclock__get_info(struct cyclock__info *info);
 
 #ifndef __cplusplus
 
+/* The timeline's latch over its word: the word, at the start of a read
+ * (the acquire pairs with the writer's release of it); and whether the
+ * sequence moved since, so that the copy read may be torn (the acquire
+ * fence pairs with the writer's release fence before it writes a copy).
+ * The count of served reads above the sequence may move meanwhile: a
+ * reader need not read again for that. */
+static inline uint64_t cyclock__tl_begin(const struct cyclock__timeline *tl)
+{
+	return atomic_load_explicit(&tl->seq, memory_order_acquire);
+}
+
+static inline bool cyclock__tl_retry(const struct cyclock__timeline *tl, uint64_t word)
+{
+	atomic_thread_fence(memory_order_acquire);
+	return CYCLOCK__SEQ(atomic_load_explicit(&tl->seq, memory_order_relaxed)) !=
+	       CYCLOCK__SEQ(word);
+}
+
 /* The ordered counter read @tl's readers use: a branch on its how, on the
  * sequence's line, the same at every call. */
 static inline uint64_t cyclock__counter_ordered(const struct cyclock__timeline *tl)
@@ -213,9 +187,9 @@ static inline uint64_t cyclock__counter_ordered(const struct cyclock__timeline *
  * piece (or the library is not using it), and the caller takes the slow
  * path, with *base the sequence and *since the counter it read, for
  * cyclock__slow().  @kind is a constant at each call site, so the
- * branches on it fold away.  The ordered counter read waits for every earlier load, the
- * sequence's among them, so a reader that sees a newer copy also reads a
- * later counter than the writer that made it (cyclock__counter_ordered()).
+ * branches on it fold away.  The ordered counter read waits for every
+ * earlier load, the word's among them, so a reader that sees a newer copy
+ * also reads a later counter than the writer that made it.
  *
  * *base is loaded, not computed from the counter: a caller that splits it
  * into seconds (the preload's struct timespec) does so while the counter
@@ -225,17 +199,16 @@ static inline bool cyclock__read_parts(struct cyclock__timeline *tl, unsigned in
 				       uint64_t *base, uint64_t *since)
 {
 	const struct cyclock__seg *s;
-	uint64_t cyc, delta;
-	uint32_t seq;
+	uint64_t word, cyc, delta;
 
 	do {
-		seq = cyclock__latch_begin(&tl->seq);
-		s = &tl->seg[seq & 1];
+		word = cyclock__tl_begin(tl);
+		s = &tl->seg[word & 1];
 		cyc = (kind & CYCLOCK__ORDERED) ? cyclock__counter_ordered(tl) : cyclock_arch_counter();
 		delta = cyc - cyclock__load64(&s->epoch_cyc);
 		if (cyclock_unlikely(delta >= atomic_load_explicit(&s->horizon_cyc,
 								   memory_order_relaxed))) {
-			*base = seq;
+			*base = word;
 			*since = cyc;
 			return false;
 		}
@@ -247,7 +220,7 @@ static inline bool cyclock__read_parts(struct cyclock__timeline *tl, unsigned in
 		*since = (cyc * atomic_load_explicit(&s->mult, memory_order_relaxed) +
 			  cyclock__load64(&s->epoch_k)) >>
 			 atomic_load_explicit(&tl->shift, memory_order_relaxed);
-	} while (cyclock__latch_retry(&tl->seq, seq));
+	} while (cyclock__tl_retry(tl, word));
 	return true;
 }
 
@@ -258,7 +231,7 @@ static inline uint64_t cyclock__read(struct cyclock__timeline *tl, unsigned int 
 
 	if (cyclock_likely(cyclock__read_parts(tl, kind, &base, &since)))
 		return base + since;
-	return cyclock__slow(kind, (uint32_t)base, since);
+	return cyclock__slow(kind, base, since);
 }
 
 static inline uint64_t cyclock__coarse_read(void)

@@ -2,15 +2,13 @@
 /*
  * cyclock_coarse().  By default no thread: the kernel's coarse clock
  * (CLOCK_MONOTONIC_COARSE, which the kernel moves at every tick) brought
- * onto cyclock's timeline: the lesser of it and the start of the current
- * segment (a value every later cyclock_now() is at least), so it is never
- * ahead of cyclock_now() and never goes back.  A segment older than two
- * resync intervals is brought up to date by one cyclock_now() first.  In
- * kernel mode the latest resync's kernel reading stands for the segment's
- * start, and until the timelines start, initialisation's first one: so
- * it stands still for at most the rest of the first 4 ms there, and reads
- * 0 only in the microseconds before a concurrent initialisation's first
- * reading.
+ * onto cyclock's timeline: the lesser of it and the cap, a value
+ * cyclock_now() returned (so every later cyclock_now() is at least it),
+ * so it is never ahead of cyclock_now() and never goes back.  When the
+ * kernel's tick takes its coarse clock past the cap, one cyclock_now()
+ * raises the cap: once a tick, so a read costs the kernel's coarse clock
+ * and a compare, and lags cyclock_now() by what the kernel's coarse clock
+ * lags the kernel's own, a tick at most.
  *
  * On request (cyclock_init(CYCLOCK_INIT_COARSE), CYCLOCK_COARSE_PERIOD_US)
  * a ticker thread instead stores cyclock_now() every period (1 ms unless
@@ -124,19 +122,35 @@ bool cyclock__coarse_start(void)
 	return true;
 }
 
+/* Raise the cap to @ns, a value every cyclock_now() from now on is at
+ * least, unless it is past already (readers and the writer both raise
+ * it); returns the cap.  The release pairs with kernel_coarse()'s
+ * acquire: a reader that sees the cap sees the segment that set it. */
+uint64_t cyclock__coarse_below(uint64_t ns)
+{
+	uint64_t b = atomic_load_explicit(&cyclock__coarse.below, memory_order_relaxed);
+
+	while (b < ns && !atomic_compare_exchange_weak_explicit(&cyclock__coarse.below, &b, ns,
+								memory_order_release,
+								memory_order_relaxed))
+		;
+	return b > ns ? b : ns;
+}
+
 /* The kernel's coarse clock, on cyclock's timeline (above). */
 static uint64_t kernel_coarse(void)
 {
 	uint64_t k = cyclock__kernel_ns(CLOCK_MONOTONIC_COARSE);
 	uint64_t b = atomic_load_explicit(&cyclock__coarse.below, memory_order_acquire);
 
-	if (cyclock_unlikely(k > b + 2 * CYCLOCK_MAX_INTERVAL_NS)) {
-		if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) == INIT_DONE &&
-		    !cyclock__host.using_counter)
-			return k; /* every clock is the kernel's: below CLOCK_MONOTONIC */
-		(void)cyclock_now(); /* resyncs, or initialises */
-		b = atomic_load_explicit(&cyclock__coarse.below, memory_order_acquire);
-	}
+	if (cyclock_likely(k <= b))
+		return k;
+	if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) == INIT_DONE &&
+	    !cyclock__host.using_counter)
+		return k; /* every clock is the kernel's: below CLOCK_MONOTONIC */
+	/* Every later cyclock_now() is at least this one, which is the
+	 * kernel's clock or a little off it: past its coarse clock. */
+	b = cyclock__coarse_below(cyclock_now());
 	return k < b ? k : b;
 }
 

@@ -55,7 +55,7 @@ void cyclock__get_info(struct cyclock__info *info)
 		info->raw_last_err_ns = cyclock__host.raw.last_err;
 		info->kernel_spells = cyclock__host.mono.spells + cyclock__host.raw.spells;
 		info->rate_changes = cyclock__host.mono.rate_changes;
-		info->kernel_mode = v.mode != CYCLOCK__MODE_COUNTER;
+		info->kernel_mode = !v.horizon_cyc;
 		info->kernel_why = cyclock__host.mono.kernel_why ? cyclock__host.mono.kernel_why
 				   : cyclock__host.raw.kernel_why ? cyclock__host.raw.kernel_why
 								  : "";

@@ -104,7 +104,6 @@ static void setup_scale(double hz)
 	cyclock__host.max_int_cyc = counts(CYCLOCK_MAX_INTERVAL_NS, hz);
 	cyclock__host.fresh_cyc = counts(CYCLOCK_FRESH_NS, hz);
 	cyclock__host.fresh_margin_cyc = counts(CYCLOCK_FRESH_MARGIN_NS, hz);
-	cyclock__host.cap_cyc = counts(CYCLOCK_CAP_NS, hz);
 	cyclock__host.recheck_cyc = counts(CYCLOCK_RECHECK_NS, hz);
 	cyclock__host.quick_int_cyc = counts(CYCLOCK_QUICK_NS, hz);
 	cyclock__host.tight_cyc = counts(150, hz);
@@ -155,10 +154,8 @@ void cyclock__fork_child(void)
 	/* Its thread is gone: start over, or, past the first half, finish again. */
 	if (atomic_load(&cyclock__host.state) == INIT_BUSY)
 		atomic_store(&cyclock__host.state, cyclock__host.begun ? INIT_MEASURING : INIT_NONE);
-	if (atomic_load(&cyclock__host.writer)) {
-		cyclock__writer_repair();
-		atomic_store(&cyclock__host.writer, 0);
-	}
+	/* Its writer is gone too; it left the copies readers use whole. */
+	atomic_store(&cyclock__host.writer, 0);
 	cyclock__coarse_fork_child();
 }
 
@@ -220,9 +217,9 @@ static void init_finish(void)
 	cyclock__host.init_ns += cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - t0;
 }
 
-/* Still in kernel mode, but with a value every later read is at least,
- * for cyclock_coarse() (coarse.c) until the timelines start. */
-static void publish_below(void)
+/* The first offsets of REALTIME and BOOTTIME, for the timelines' start;
+ * still kernel mode with floor 0. */
+static void publish_offsets(void)
 {
 	struct cyclock__segv v = { 0 };
 	struct cyclock__offsets o;
@@ -231,8 +228,7 @@ static void publish_below(void)
 	cyclock__offsets_apply(&o, true);
 	v.off_real = cyclock__host.off_real;
 	v.off_boot = cyclock__host.off_boot;
-	v.below = cyclock__kernel_ns(CLOCK_MONOTONIC);
-	cyclock__publish(&cyclock__mono, &v, false);
+	cyclock__publish(&cyclock__mono, &v);
 }
 
 /*
@@ -267,7 +263,7 @@ static bool init(unsigned int flags)
 	}
 	cyclock__host.force = force;
 	cyclock__ordered_choose(0); /* before any counter read */
-	publish_below();
+	publish_offsets();
 	cyclock__sample(CLOCK_MONOTONIC_RAW, &cyclock__host.first_raw);
 	if (!cyclock__host.deferred || cyclock__host.no_local)
 		checks(flags & CYCLOCK_INIT_WARP_CHECK);
@@ -335,10 +331,8 @@ static void take_over(unsigned int flags)
 	if (!pid || pid == me ||
 	    !atomic_compare_exchange_strong(&cyclock__host.init_pid, &pid, me))
 		return;
-	if (atomic_load(&cyclock__host.writer) && atomic_load(&cyclock__host.writer) != me) {
-		cyclock__writer_repair();
+	if (atomic_load(&cyclock__host.writer) && atomic_load(&cyclock__host.writer) != me)
 		atomic_store(&cyclock__host.writer, 0);
-	}
 	if (cyclock__host.begun)
 		second_half();
 	else

@@ -25,8 +25,7 @@
 #define CYCLOCK_MIN_INTERVAL_NS (1000 * NSEC_PER_USEC) /* first resync interval */
 #define CYCLOCK_MAX_INTERVAL_NS (2000 * NSEC_PER_USEC) /* the longest: MONOTONIC's rate moves */
 #define CYCLOCK_FRESH_NS (500 * NSEC_PER_USEC)       /* a fresh segment's horizon */
-#define CYCLOCK_FRESH_MARGIN_NS (50 * NSEC_PER_USEC) /* confirmed only this far inside it */
-#define CYCLOCK_CAP_NS (20 * NSEC_PER_USEC)           /* kernel mode's floor stops this far past the writer */
+#define CYCLOCK_FRESH_MARGIN_NS (50 * NSEC_PER_USEC) /* its sample at most this old at the publish */
 #define CYCLOCK_MAX_SLEW 1e-3                        /* frequency corrections: +-1000 ppm */
 #define CYCLOCK_FOLLOW_PPM 1000.0                    /* rate changes larger go to kernel mode */
 #define CYCLOCK_STEADY_PPM 10.0                      /* two windows this close: steady */
@@ -75,12 +74,16 @@ struct cyclock__offsets {
 struct cyclock__segv {
 	uint64_t cyc, ns;
 	uint64_t off_real, off_boot;
-	uint32_t frac, horizon_cyc, mult, mult_prev, mult_rate; /* the middle piece's length */
-	uint64_t ceil, until, recheck;  /* struct cyclock__seg_ext */
-	uint64_t below;                 /* raises cyclock__coarse.below at the publish */
-	/* fn_horizon_cyc: the function's horizon_cyc (which kernel mode sets to 0) */
-	uint32_t mode, fresh, fn_horizon_cyc;
+	uint32_t frac, horizon_cyc, mult, mult_rate; /* horizon_cyc 0: kernel mode */
+	uint64_t recheck;               /* kernel mode: look at the counter again from here */
 };
+
+/* The slope the writer may take a lead back at: 1/512 (1953 ppm) below the
+ * rate. */
+static inline uint32_t cyclock__mult_low(uint32_t mult_rate)
+{
+	return mult_rate - mult_rate / 512;
+}
 
 /* A timeline's controller: writer-only. */
 struct cyclock__track {
@@ -106,8 +109,6 @@ struct cyclock__track {
 	uint64_t hold_ns;              /* keep adjtimex's stated rate until then */
 	uint64_t spell_end_ns;         /* the kernel's clock when the last one ended */
 };
-
-#define CYCLOCK__HANDED_SEALED (1ull << 63) /* timeline.handed: a writer took it */
 
 /* Initialisation's states: see cyclock__init_once(). */
 enum { INIT_NONE, INIT_BUSY, INIT_DONE, INIT_MEASURING };
@@ -142,7 +143,7 @@ struct cyclock__host {
 	const char *hz_source;
 	uint32_t shift;
 	uint64_t max_back_cyc, min_int_cyc, max_int_cyc;
-	uint64_t fresh_cyc, fresh_margin_cyc, cap_cyc, recheck_cyc, quick_int_cyc, tight_cyc;
+	uint64_t fresh_cyc, fresh_margin_cyc, recheck_cyc, quick_int_cyc, tight_cyc;
 	uint64_t off_real, off_boot;       /* as last published */
 	uint64_t off_real_w, off_boot_w;   /* the widths of their brackets */
 	struct cyclock__sample first_raw;  /* for the frequency's uncertainty */
@@ -231,14 +232,8 @@ double cyclock__rate_unc(const struct cyclock__sample *a, const struct cyclock__
 struct cyclock__segv cyclock__seg_load(const struct cyclock__timeline *tl);
 void cyclock__seg_at(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc, uint64_t *ns,
 		     uint32_t *frac);
-void cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *v, bool seal);
-uint64_t cyclock__seg_handed(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc);
-uint64_t cyclock__seg_ceil(const struct cyclock__segv *v, uint32_t shift);
-uint64_t cyclock__seg_floor(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc);
 uint64_t cyclock__seg_horizon(const struct cyclock__segv *v, uint32_t shift);
-uint64_t cyclock__floor_cap(uint64_t floor, uint64_t horizon, uint64_t k);
-bool cyclock__seg_trusted(const struct cyclock__timeline *tl, const struct cyclock__segv *v,
-			  uint32_t seq);
+bool cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *v);
 void cyclock__offsets_read(struct cyclock__offsets *o);
 void cyclock__offsets_apply(const struct cyclock__offsets *o, bool first);
 bool cyclock__writer_try(uint32_t me);
@@ -247,9 +242,8 @@ void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sampl
 void cyclock__track_publish(struct cyclock__track *tr, const struct cyclock__segv *v);
 void cyclock__start_fresh(struct cyclock__track *tr, const struct cyclock__sample *s,
 			  const struct cyclock__segv *cur);
-bool cyclock__resync(struct cyclock__track *tr, bool went_back);
+bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded);
 void cyclock__resync_all(void);
-void cyclock__writer_repair(void);
 
 /* init.c */
 void cyclock__init_once(unsigned int flags);
@@ -261,6 +255,7 @@ void cyclock__local_reset(void);
 uint64_t cyclock__local_read(void);
 
 /* coarse.c */
+uint64_t cyclock__coarse_below(uint64_t ns);
 void cyclock__coarse_period(uint64_t ns);
 bool cyclock__coarse_start(void);
 void cyclock__coarse_fork_child(void);

@@ -2,34 +2,32 @@
 /*
  * The public clocks: one-line wrappers over the inline fast path in
  * cyclock/timeline.h, and the slow path every reader falls into when the
- * fast path's single check fails.
- *
- * The slow path, in order: initialise on first use, without waiting
- * (init.c: the first read returns the kernel's clock); with no trusted
- * counter, read the kernel's clock; in kernel mode (not initialised yet,
- * or the kernel's clock changing faster than the counter can follow), the
- * kernel's clock read inside the latch, at least the floor; a counter a
- * little before the segment's start (a relaxed read that ran early)
- * converts with the previous slope; one past the segment's horizon
- * resyncs and reads again from the new segment, or, if another thread is
- * resyncing, returns the kernel's clock (or the horizon's value, where
- * that is more) through the writer, which starts its segment at or above
- * it (waiting_value() says how).
- * Kernel mode returns the kernel's clock read inside the latch, and a
- * waiting reader one the writer sees, so no value of the kernel's is
- * above a segment published after it (docs/hosted.md).
+ * fast path's single check fails (docs/hosted.md, "Tracking the kernel's
+ * clocks", argues each case once):
+ * - not initialised yet: the first read initialises without waiting
+ *   (init.c) and, like every read until the timelines start, serves the
+ *   kernel's clock;
+ * - no trusted counter: the kernel's clock itself;
+ * - a counter before the segment's start (a relaxed read that ran a
+ *   little early): the start's value;
+ * - past the horizon, or in kernel mode (a segment of no length): the
+ *   kernel's clock, never below the most the segment handed out (its value
+ *   at its horizon, with the offset), counted in the sequence word when it
+ *   is the kernel's (serve()); or, when it pays, a resync first.
  */
 #define _GNU_SOURCE
 #include "internal.h"
 
 /* The cache-line budget in cyclock/timeline.h. */
-_Static_assert(sizeof(struct cyclock__seg) == 56, "a segment is 56 bytes");
-_Static_assert(offsetof(struct cyclock__timeline, seg[0]) == 8, "seq, shift, seg[0]: line 0");
+_Static_assert(sizeof(struct cyclock__seg) == 48, "a segment is 48 bytes");
+_Static_assert(offsetof(struct cyclock__timeline, seg[0]) == 16,
+	       "the word, shift, how and seg[0]: line 0");
 _Static_assert(offsetof(struct cyclock__timeline, seg[1]) == CYCLOCK_CACHELINE,
-	       "seg[1] starts line 1");
-_Static_assert(sizeof(struct cyclock__seg_ext) == 40, "the slow path's copy is 40 bytes");
+	       "seg[1] is line 1");
 _Static_assert(offsetof(struct cyclock__timeline, ext) == 2 * CYCLOCK_CACHELINE,
-	       "the slow path's copies start line 2, off the readers' lines");
+	       "the slow path's copies: line 2");
+_Static_assert(offsetof(struct cyclock__timeline, served_cyc) == 3 * CYCLOCK_CACHELINE,
+	       "what served reads note down: line 3");
 
 struct cyclock__timeline cyclock__mono;
 struct cyclock__timeline cyclock__raw;
@@ -45,147 +43,23 @@ static clockid_t kernel_id(unsigned int kind)
 	return CLOCK_MONOTONIC;
 }
 
-static uint64_t with_offset(uint64_t ns, const struct cyclock__segv *v, unsigned int kind)
-{
-	if (kind & CYCLOCK__REAL)
-		ns += v->off_real;
-	if (kind & CYCLOCK__BOOT)
-		ns += v->off_boot;
-	return ns;
-}
-
 /*
- * Kernel mode's value: the kernel's reading @k, at least the floor: the
- * ceiling (KERNEL), or what the last counter segment would have handed
- * out at this counter, up to its ceiling (KERNEL_FN; and an unconfirmed
- * fresh segment past its horizon, with no ceiling), and past its horizon
- * no more than @k or the horizon's value (cyclock__floor_cap()).  Never below
- * a value the counter handed out before, since that segment's readers
- * stopped at its ceiling and followed it below.
+ * Whether a read past the horizon (@past counts past it; in kernel mode,
+ * past the moment to look again, and never before it) resyncs, or serves
+ * the kernel's clock instead (one vDSO read, no system call).  A resync
+ * costs more than that and pays only if its segment is read again and
+ * again before its horizon: so a read resyncs when it comes within
+ * CYCLOCK_PAY_NS of the horizon (the timeline is read often), or after
+ * CYCLOCK_ROW_READS served reads in a row, each within CYCLOCK_ROW_NS of
+ * the one before (it is read often again, after a pause).  A program that
+ * reads after longer gaps, even a few clocks at each, is served the
+ * kernel's clock.
  */
-static uint64_t kernel_value(const struct cyclock__segv *v, uint64_t k, unsigned int kind)
+static bool resync_pays(const struct cyclock__timeline *tl, int64_t past, uint64_t cyc)
 {
-	uint64_t floor;
-
-	if (v->mode == CYCLOCK__MODE_KERNEL && !v->ceil) /* nothing from the counter yet */
-		return k;
-	floor = v->mode == CYCLOCK__MODE_KERNEL ? with_offset(v->ceil, v, kind) : UINT64_MAX;
-	if (k >= floor)
-		return k;
-	if (v->mode != CYCLOCK__MODE_KERNEL)
-		floor = cyclock__floor_cap(
-			with_offset(cyclock__seg_floor(v, cyclock__host.shift, cyclock__ordered()),
-				    v, kind),
-			with_offset(cyclock__seg_horizon(v, cyclock__host.shift), v, kind), k);
-	return k > floor ? k : floor;
-}
-
-/*
- * Past the horizon, while another thread resyncs: what is safe to hand
- * out without the writer knowing, the low slope's value capped at the
- * kernel's clock @k, or at the horizon's value where that is more (the
- * fast path handed that out, and the cap must not take it back).  A
- * counter that leaped (a suspend, a migration) must not hand out its time
- * meanwhile, and the cap only grows with the kernel's clock, so it never
- * takes back a value given before.  Every read after this one is at least
- * it: a segment that continues this one starts at or above the low slope's
- * value; kernel mode returns at least its own, later, reading of the
- * kernel's clock and a floor at least the horizon's value.
- */
-static uint64_t low_value(const struct cyclock__segv *v, uint64_t cyc, uint64_t k)
-{
-	uint32_t shift = cyclock__host.shift;
-
-	return cyclock__floor_cap(cyclock__seg_handed(v, shift, cyc), cyclock__seg_horizon(v, shift),
-				  k);
-}
-
-/*
- * The same, and the kernel's clock @k where that is more, so that a
- * writer preempted while it resyncs does not leave the readers trailing
- * the kernel at the low slope for as long as it is away.  @k goes out only
- * through @tl->handed, which the writer takes, sealed, before it publishes,
- * and raises its segment to (cyclock__publish()): added there, then the
- * latch checked again, since an addition after the writer's unseal is one
- * it did not take, and the sequence has moved by then (false: read again).
- * While it is sealed, what the writer took is safe, and at least every
- * value a waiting reader handed out before: the low slope's value or it,
- * whichever is more (*@ns, true).  The kernel's reading is taken after the
- * counter's: a reader preempted in between only raises its value.  No
- * allowance above the kernel's clock: kernel mode's floor is set from the
- * writer's own kernel reading, which may be earlier than this one.
- */
-static bool waiting_value(const struct cyclock__track *tr, struct cyclock__timeline *tl,
-			  uint32_t seq, const struct cyclock__segv *v, uint64_t cyc, uint64_t *ns)
-{
-	uint64_t k = cyclock__kernel_ns(tr->id), low = low_value(v, cyc, k);
-	uint64_t want = k > low ? k : low;
-	uint64_t h = atomic_load_explicit(&tl->handed, memory_order_acquire);
-
-	do {
-		if (h & CYCLOCK__HANDED_SEALED) {
-			h &= ~CYCLOCK__HANDED_SEALED;
-			*ns = low > h ? low : h;
-			return true;
-		}
-		/* A store even where it does not raise the word: this reader's
-		 * place in its order is what the argument above needs. */
-	} while (!atomic_compare_exchange_weak_explicit(&tl->handed, &h, h > want ? h : want,
-							memory_order_acq_rel, memory_order_acquire));
-	*ns = want;
-	return atomic_load_explicit(&tl->seq, memory_order_relaxed) == seq;
-}
-
-/*
- * waiting_value()'s common case, from the horizon's value @vh alone: the
- * kernel's clock or @vh, whichever is more, handed out through the
- * writer's word.  false when the word is sealed (a writer is publishing:
- * waiting_value() knows what then) or the sequence moved (read again).
- */
-static bool hand_out(const struct cyclock__track *tr, struct cyclock__timeline *tl, uint32_t seq,
-		     uint64_t vh, uint64_t *ns)
-{
-	uint64_t k = cyclock__kernel_ns(tr->id), want = k > vh ? k : vh;
-	uint64_t h = atomic_load_explicit(&tl->handed, memory_order_acquire);
-
-	do {
-		if (h & CYCLOCK__HANDED_SEALED)
-			return false;
-		/* A store even where it does not raise the word (waiting_value()). */
-	} while (!atomic_compare_exchange_weak_explicit(&tl->handed, &h, h > want ? h : want,
-							memory_order_acq_rel, memory_order_acquire));
-	*ns = want;
-	return atomic_load_explicit(&tl->seq, memory_order_relaxed) == seq;
-}
-
-/* Has a kernel-mode segment's look-again moment come?  Only once the
- * library uses the counter (not while it initialises). */
-static bool recheck_due(const struct cyclock__segv *v)
-{
-	return atomic_load_explicit(&cyclock__host.state, memory_order_acquire) == INIT_DONE &&
-	       cyclock__host.using_counter && (int64_t)(cyclock_arch_counter() - v->recheck) >= 0;
-}
-
-/* Kernel mode: every read serves the kernel's clock, at least the floor. */
-static bool serves_kernel(const struct cyclock__segv *v)
-{
-	return v->mode != CYCLOCK__MODE_COUNTER;
-}
-
-/*
- * Whether a read past the horizon (@past counts past it, at counter @cyc)
- * resyncs, or serves the kernel's clock instead (one vDSO read, no system
- * call).  A resync costs microseconds and pays only if its segment is
- * read again and again before its horizon: so a read resyncs when it
- * comes within CYCLOCK_PAY_NS of the horizon (the timeline is read
- * often), or after CYCLOCK_ROW_READS served reads in a row, each within
- * CYCLOCK_ROW_NS of the one before (it is read often again, after a
- * pause).  A program that reads after longer gaps, even a few clocks at
- * each, is served the kernel's clock.
- */
-static bool resync_pays(const struct cyclock__timeline *tl, uint64_t past, uint64_t cyc)
-{
-	return past < tl->pay_cyc ||
+	if (past < 0)
+		return false;
+	return (uint64_t)past < tl->pay_cyc ||
 	       (atomic_load_explicit(&tl->served_row, memory_order_relaxed) >= CYCLOCK_ROW_READS &&
 		cyc - atomic_load_explicit(&tl->served_cyc, memory_order_relaxed) < tl->row_cyc);
 }
@@ -203,163 +77,134 @@ static void served(struct cyclock__timeline *tl, uint64_t cyc)
 }
 
 /*
- * REALTIME's and BOOTTIME's offsets from MONOTONIC are measured at
- * resyncs; a read of those clocks that served MONOTONIC's kernel clock
- * plus the segment's offset (@ns) checks them: the kernel's own reading of
- * that clock more than the offset's uncertainty away means the system
- * clock was set, or the machine resumed, since (true: resync).
+ * Serve the kernel's clock @k, or @floor where that is more, read with
+ * sequence word @word: the value in *@ns, or false if the sequence moved
+ * (read again).  A value of the kernel's goes out only counted in the
+ * word: a compare-and-swap that fails if the sequence moved, so that a
+ * writer whose own swap comes after it has read the kernel's clock later
+ * and raised its segment to that (segment.c).  The new word depends on
+ * the value (an add of 0 the CPU cannot see through), so the swap cannot
+ * happen before the kernel's counter read did.
  */
-static bool offset_moved(uint64_t ns, unsigned int kind)
+static bool serve(struct cyclock__timeline *tl, uint64_t word, uint64_t k, uint64_t floor,
+		  uint64_t *ns)
 {
-	uint64_t w, tol;
-	int64_t d;
-
-	if (!(kind & (CYCLOCK__REAL | CYCLOCK__BOOT)))
-		return false;
-	w = kind & CYCLOCK__REAL ? cyclock__host.off_real_w : cyclock__host.off_boot_w;
-	tol = 2 * w + NSEC_PER_USEC;
-	d = (int64_t)(cyclock__kernel_ns(kernel_id(kind)) - ns);
-	return d > (int64_t)tol || d < -(int64_t)tol;
+	if (k <= floor) {
+		*ns = floor;
+		return !cyclock__tl_retry(tl, word);
+	}
+	*ns = k;
+	for (uint32_t seq = CYCLOCK__SEQ(word);;) {
+		if (atomic_compare_exchange_weak_explicit(&tl->seq, &word,
+							  word + CYCLOCK__SERVED_ONE + (k == 0),
+							  memory_order_release, memory_order_relaxed))
+			return true;
+		if (CYCLOCK__SEQ(word) != seq) /* only the count may have moved */
+			return false;
+	}
 }
 
-/* A resync that measures the offsets again, as cyclock_resync() asks. */
-static bool resync_offsets(struct cyclock__track *tr)
+/* What the slow path reads of the segment under one sequence word. */
+struct slow_read {
+	uint64_t word, cyc, P, ns0, k, off, recheck;
+	uint32_t H, mult, shift;
+};
+
+/* Whether the library reads the counter, so that a resync has a track to
+ * follow (a counter segment, horizon_cyc > 0, says so by itself). */
+static bool on_counter(const struct slow_read *r)
 {
-	atomic_store_explicit(&cyclock__host.pending, 1, memory_order_relaxed);
-	return cyclock__resync(tr, false);
+	return r->H || (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) ==
+				INIT_DONE &&
+			cyclock__host.using_counter);
+}
+
+/* The segment's copy that @r->word names, and @r->cyc read after it
+ * unless @again is false (the fast path's own); false if torn. */
+static bool slow_load(struct cyclock__timeline *tl, unsigned int kind, struct slow_read *r,
+		      bool again)
+{
+	const struct cyclock__seg *s;
+
+	if (again) {
+		r->word = cyclock__tl_begin(tl);
+		r->cyc = (kind & CYCLOCK__ORDERED) ? cyclock__counter_ordered(tl)
+						   : cyclock_arch_counter();
+	}
+	s = &tl->seg[r->word & 1];
+	r->P = cyclock__load64(&s->epoch_cyc);
+	r->ns0 = cyclock__load64(&s->epoch_ns);
+	r->k = cyclock__load64(&s->epoch_k);
+	r->H = atomic_load_explicit(&s->horizon_cyc, memory_order_relaxed);
+	r->mult = atomic_load_explicit(&s->mult, memory_order_relaxed);
+	r->off = kind & CYCLOCK__REAL   ? cyclock__load64(&s->off_real)
+		 : kind & CYCLOCK__BOOT ? cyclock__load64(&s->off_boot)
+					: 0;
+	r->shift = atomic_load_explicit(&tl->shift, memory_order_relaxed);
+	/* Kernel mode's moment to look again is the slow path's own line. */
+	r->recheck = r->H ? 0 : cyclock__load64(&tl->ext[r->word & 1].recheck_cyc);
+	return !cyclock__tl_retry(tl, r->word);
 }
 
 /*
- * A read past the horizon of a counter segment, the slow path's common
- * case (a read after a gap), from the readers' line alone: the segment's
- * copy on it gives the most its fast path handed out, the value at its
- * horizon.  Resyncs if that pays, else serves the kernel's clock through
- * the writer (waiting_value()).  Continues from the fast path's @seq and
- * @cyc, whose counter read it need not repeat.  false: not that case
- * (kernel mode, a counter before the segment's start, a writer
- * publishing), which timeline_slow() reads in full.
+ * The timeline's slow path once initialised on the counter, or before
+ * the timelines start (kernel mode with floor 0): the cases at the top.
+ * Starts from the fast path's word and counter (@word, @cyc).  The value
+ * with @kind's offset.
  */
-static bool past_horizon(unsigned int kind, struct cyclock__timeline *tl,
-			 struct cyclock__track *tr, uint32_t seq, uint64_t cyc, uint64_t *out)
-{
-	const struct cyclock__seg *s;
-	uint64_t P, ns0, k, off, ns;
-	uint32_t shift, H, mult;
-	bool again = false; /* the first pass continues the fast path's reading */
-
-	for (int pass = 0;; pass++) {
-		do {
-			if (again) {
-				seq = cyclock__latch_begin(&tl->seq);
-				cyc = (kind & CYCLOCK__ORDERED) ? cyclock__counter_ordered(tl)
-								: cyclock_arch_counter();
-			}
-			again = true;
-			s = &tl->seg[seq & 1];
-			P = cyclock__load64(&s->epoch_cyc);
-			ns0 = cyclock__load64(&s->epoch_ns);
-			k = cyclock__load64(&s->epoch_k);
-			H = atomic_load_explicit(&s->horizon_cyc, memory_order_relaxed);
-			mult = atomic_load_explicit(&s->mult, memory_order_relaxed);
-			off = kind & CYCLOCK__REAL   ? cyclock__load64(&s->off_real)
-			      : kind & CYCLOCK__BOOT ? cyclock__load64(&s->off_boot)
-						     : 0;
-			shift = atomic_load_explicit(&tl->shift, memory_order_relaxed);
-		} while (cyclock__latch_retry(&tl->seq, seq));
-		if (!H || (int64_t)(cyc - P) < 0)
-			return false;
-		/* The fast path's formula, exact up to the horizon. */
-		if (cyc - P < H) { /* a segment went out meanwhile */
-			*out = ns0 + ((cyc * mult + k) >> shift) + off;
-			return true;
-		}
-		if (pass < 3 && resync_pays(tl, cyc - P - H, cyc) && cyclock__resync(tr, false))
-			continue;
-		if (!hand_out(tr, tl, seq, ns0 + (((P + H) * mult + k) >> shift), &ns))
-			return false;
-		if (pass < 3 && offset_moved(ns + off, kind) && resync_offsets(tr))
-			continue;
-		served(tl, cyc);
-		*out = ns + off;
-		return true;
-	}
-}
-
-/* The counter path of the slow path: the cases in the header comment. */
-static uint64_t timeline_slow(unsigned int kind)
-{
-	bool raw = kind & CYCLOCK__RAW, kernel;
-	struct cyclock__timeline *tl = raw ? &cyclock__raw : &cyclock__mono;
-	struct cyclock__track *tr = raw ? &cyclock__host.raw : &cyclock__host.mono;
-	struct cyclock__segv v;
-	uint64_t cyc, delta, ns, k = 0;
-	uint32_t frac, seq;
-
-	for (int pass = 0;; pass++) {
-		do {
-			seq = cyclock__latch_begin(&tl->seq);
-			v = cyclock__seg_load(tl); /* same copy, or we retry */
-			cyc = (kind & CYCLOCK__ORDERED) ? cyclock__counter_ordered(tl)
-							: cyclock_arch_counter();
-			/* The kernel's reading inside the latch: a segment published
-			 * meanwhile makes us read again, from it. */
-			kernel = serves_kernel(&v);
-			if (kernel)
-				k = cyclock__kernel_ns(kernel_id(kind));
-		} while (cyclock__latch_retry(&tl->seq, seq));
-		if (kernel) {
-			ns = kernel_value(&v, k, kind);
-			if (recheck_due(&v) && resync_pays(tl, cyc - v.recheck, cyc))
-				cyclock__resync(tr, false); /* the value stays right: see track.c */
-			else
-				served(tl, cyc);
-			return ns;
-		}
-		delta = cyc - v.cyc;
-		if ((int64_t)delta < 0 && v.cyc - cyc > cyclock__host.max_back_cyc) {
-			/* The counter went back: leave it, then read in kernel mode. */
-			if (pass < 3 && cyclock__resync(tr, true))
-				continue;
-			return with_offset(v.ns, &v, kind);
-		}
-		if ((int64_t)delta < 0 || delta < v.horizon_cyc) {
-			cyclock__seg_at(&v, cyclock__host.shift, cyc, &ns, &frac);
-			return with_offset(ns, &v, kind);
-		}
-		/* Past the horizon: resync, if it pays, and read again from the
-		 * new segment; or the kernel's clock handed out through the
-		 * writer (waiting_value()), read again if a segment went out
-		 * meanwhile, as a latch read does. */
-		if (pass < 3 && resync_pays(tl, delta - v.horizon_cyc, cyc) && cyclock__resync(tr, false))
-			continue;
-		if (!waiting_value(tr, tl, seq, &v, cyc, &ns))
-			continue;
-		if (pass < 3 && offset_moved(with_offset(ns, &v, kind), kind) && resync_offsets(tr))
-			continue;
-		served(tl, cyc);
-		return with_offset(ns, &v, kind);
-	}
-}
-
-uint64_t cyclock__slow(unsigned int kind, uint32_t seq, uint64_t cyc)
+static uint64_t timeline_slow(unsigned int kind, uint64_t word, uint64_t cyc)
 {
 	bool raw = kind & CYCLOCK__RAW;
-	uint64_t ns;
+	struct cyclock__timeline *tl = raw ? &cyclock__raw : &cyclock__mono;
+	struct cyclock__track *tr = raw ? &cyclock__host.raw : &cyclock__host.mono;
+	struct slow_read r = { .word = word, .cyc = cyc };
+	uint64_t floor, ns;
+	int64_t past;
 
-	/* A counter segment (horizon_cyc > 0) means initialised on the counter. */
-	if (past_horizon(kind, raw ? &cyclock__raw : &cyclock__mono,
-			 raw ? &cyclock__host.raw : &cyclock__host.mono, seq, cyc, &ns))
+	for (int pass = 0;; pass++) {
+		if (!slow_load(tl, kind, &r, pass > 0))
+			continue;
+		past = (int64_t)(r.cyc - r.P - r.H);
+		if (r.H && (int64_t)(r.cyc - r.P) < 0) {
+			/* Before the start: the counter went back (leave it, then
+			 * read in kernel mode), or a relaxed read ran early. */
+			if (r.P - r.cyc > cyclock__host.max_back_cyc && pass < 3 &&
+			    cyclock__resync(tr, true, false))
+				continue;
+			return r.ns0 + r.off;
+		}
+		if (r.H && past < 0) /* a segment went out meanwhile: the fast path's formula */
+			return r.ns0 + ((r.cyc * r.mult + r.k) >> r.shift) + r.off;
+		if (pass < 3 && resync_pays(tl, r.H ? past : (int64_t)(r.cyc - r.recheck), r.cyc) &&
+		    on_counter(&r) && cyclock__resync(tr, false, false))
+			continue;
+		/* REALTIME and BOOTTIME: the kernel's own, so that a step of the
+		 * system clock shows at once; the floor with the segment's offset. */
+		floor = r.ns0 + (((r.P + r.H) * r.mult + r.k) >> r.shift) + r.off;
+		if (!serve(tl, r.word, cyclock__kernel_ns(kernel_id(kind)), floor, &ns))
+			continue;
+		served(tl, r.cyc);
 		return ns;
-	if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) != INIT_DONE)
-		cyclock__init_once(CYCLOCK__INIT_DEFER);
-	if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) == INIT_DONE &&
-	    !cyclock__host.using_counter) {
-		if ((kind & CYCLOCK__LOCAL) && cyclock__host.local_percpu)
-			return cyclock__local_read();
-		return cyclock__kernel_ns(kernel_id(kind));
 	}
-	/* Initialised on the counter, or not yet (the timelines are in kernel mode). */
-	return timeline_slow(kind);
+}
+
+uint64_t cyclock__slow(unsigned int kind, uint64_t word, uint64_t cyc)
+{
+	/* A counter segment (horizon_cyc > 0) means initialised on the counter. */
+	if (!atomic_load_explicit(&(kind & CYCLOCK__RAW ? &cyclock__raw : &cyclock__mono)
+					   ->seg[word & 1]
+					   .horizon_cyc,
+				  memory_order_relaxed)) {
+		if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) != INIT_DONE)
+			cyclock__init_once(CYCLOCK__INIT_DEFER);
+		if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) == INIT_DONE &&
+		    !cyclock__host.using_counter) {
+			if ((kind & CYCLOCK__LOCAL) && cyclock__host.local_percpu)
+				return cyclock__local_read();
+			return cyclock__kernel_ns(kernel_id(kind));
+		}
+	}
+	return timeline_slow(kind, word, cyc);
 }
 
 uint64_t cyclock_now(void)
@@ -439,9 +284,10 @@ uint64_t cyclock_cycles_to_ns(uint64_t cycles)
 	v = cyclock__seg_load(&cyclock__mono);
 	if (!v.mult) /* no counter segment yet (kernel mode since the start) */
 		return cyclock_now();
-	/* Kernel mode, or a segment past its horizon (a read after a gap was
-	 * served the kernel's clock, not resynced): counted back from now. */
-	if (v.mode != CYCLOCK__MODE_COUNTER || cyclock__ordered() - v.cyc >= v.horizon_cyc)
+	/* Kernel mode, a segment past its horizon (a read after a gap was
+	 * served the kernel's clock, not resynced), or a count outside the
+	 * segment: counted back from now. */
+	if (cyclock__ordered() - v.cyc >= v.horizon_cyc || cycles - v.cyc >= v.horizon_cyc)
 		return from_now(cycles, v.mult_rate);
 	cyclock__seg_at(&v, cyclock__host.shift, cycles, &ns, &frac);
 	return ns;

@@ -28,17 +28,13 @@
  */
 #include "internal.h"
 
-/* Counter mode's until_cyc: no end to the low slope. */
-#define FAR (1ull << 62)
-
 /*
  * A fresh segment from sample @s: the first counter segment after kernel
  * mode (or the first of all).  Its start is at or above the kernel's
  * clock at the end of the bracket (the bracket's width and 10 ns ahead of
- * its reading), and at least the floor; its slope is a
- * little above the rate, so it stays at or above the kernel's clock up to
- * its short horizon; past it readers continue it only once it is
- * confirmed (see cyclock__seg_trusted()).
+ * its reading), and at least the floor, the most @old handed out; its
+ * slope is a little above the rate, so it stays at or above the kernel's
+ * clock up to its short horizon.
  */
 static struct cyclock__segv fresh_segment(const struct cyclock__track *tr,
 					  const struct cyclock__sample *s,
@@ -47,39 +43,23 @@ static struct cyclock__segv fresh_segment(const struct cyclock__track *tr,
 	struct cyclock__segv v = *old;
 	/* The kernel read its clock inside the bracket, at a rate within
 	 * CYCLOCK_STEADY_PPM of ours: at its end it is at most this. */
-	uint64_t k = s->ns + (uint64_t)((double)s->width * tr->rate * (1 + 1e-4)) + 10, floor;
+	uint64_t k = s->ns + (uint64_t)((double)s->width * tr->rate * (1 + 1e-4)) + 10;
+	uint64_t floor = cyclock__seg_horizon(old, cyclock__host.shift);
 
 	v.cyc = s->lo + s->width;
-	/* From here the fresh slope is at least any @old's readers follow.
-	 * Its function's floor is capped as its readers' was (kernel_value()):
-	 * one that returned the cap, its kernel reading k_r, read a kernel
-	 * clock below the fresh segment's at the same counter, since it
-	 * starts at or above the kernel's (@k) and rises faster. */
-	floor = cyclock__seg_floor(old, cyclock__host.shift, v.cyc);
-	if (old->mode != CYCLOCK__MODE_KERNEL)
-		floor = cyclock__floor_cap(floor, cyclock__seg_horizon(old, cyclock__host.shift), k);
 	v.ns = k > floor ? k : floor;
 	v.frac = 0;
 	v.mult = cyclock__mult_of(tr->rate * (1 + 2e-6 * CYCLOCK_STEADY_PPM));
-	v.mult_prev = v.mult_rate = cyclock__mult_of(tr->rate);
-	v.horizon_cyc = v.fn_horizon_cyc = (uint32_t)cyclock__host.fresh_cyc;
-	v.until = v.cyc + FAR;
-	v.mode = CYCLOCK__MODE_COUNTER;
-	v.fresh = 1;
-	v.below = v.ns;
+	v.mult_rate = cyclock__mult_of(tr->rate);
+	v.horizon_cyc = (uint32_t)cyclock__host.fresh_cyc;
 	return v;
 }
 
-/* Publish @v and, if it is fresh and went out before its horizon (less a
- * margin for reads the CPU ran early), confirm it. */
+/* Publish @v (segment.c); reads that kept serving the kernel's clock
+ * meanwhile may leave it unpublished, and the next resync tries again. */
 void cyclock__track_publish(struct cyclock__track *tr, const struct cyclock__segv *v)
 {
-	cyclock__publish(tr->tl, v, true);
-	if (v->fresh && cyclock__ordered() - v->cyc <
-				v->horizon_cyc - cyclock__host.fresh_margin_cyc)
-		atomic_store_explicit(&tr->tl->confirmed,
-				      atomic_load_explicit(&tr->tl->seq, memory_order_relaxed),
-				      memory_order_release);
+	cyclock__publish(tr->tl, v);
 }
 
 void cyclock__start_fresh(struct cyclock__track *tr, const struct cyclock__sample *s,
@@ -161,33 +141,25 @@ static uint64_t correction_span(const struct cyclock__track *tr, uint64_t at_ns,
  * The next counter segment at @cw: continuing @cur, or stepping forward to
  * the kernel's clock if @cur is behind by more than the noise, or, if
  * @cur is ahead, starting no higher than it must: at the kernel's clock,
- * but at least at what @cur can have handed out there (its readers past
- * the horizon follow the low slope), so that a lead @cur's extrapolation
+ * but at least at the most @cur handed out (its value at its horizon: its
+ * readers past it served the kernel's clock, which raises the segment at
+ * the publish, cyclock__publish()), so that a lead @cur's extrapolation
  * gathered past its horizon, where nobody read it (a process idle for a
  * second on a young rate estimate is 10 us ahead), is not slewed back
- * over tens of milliseconds.  "What @cur can have handed out" is its low
- * slope uncapped: a waiting reader's cap is its own kernel reading, which
- * may be later than this writer's sample, so the writer cannot bound it
- * tighter; the kernel's clock such readers handed out above it raises the
- * segment at the publish (cyclock__publish()).  A kernel that slowed
- * without adjtimex saying so (adjtime()) can thus leave a segment up to
- * 100 us ahead (leave_counter()'s bound) for one interval, and slewed back
- * after; kernel mode has no such lead.
+ * over tens of milliseconds.
  */
 static void next_segment(struct cyclock__track *tr, const struct cyclock__segv *cur,
 			 const struct cyclock__sample *s, uint64_t cw, const uint64_t off[2])
 {
 	struct cyclock__segv next = *cur;
-	uint64_t hand = cyclock__seg_handed(cur, cyclock__host.shift, cw);
+	uint64_t hand = cyclock__seg_horizon(cur, cyclock__host.shift);
 	double ahead_of_lo = (double)(int64_t)(cw - s->lo - s->width) * tr->rate;
 	uint64_t k_low = s->ns + (uint64_t)(ahead_of_lo > 0 ? ahead_of_lo : 0);
 	uint32_t low = cyclock__mult_low(cur->mult_rate);
 
 	next.off_real = off[0];
 	next.off_boot = off[1];
-	next.fresh = 0;
 	next.cyc = cw;
-	next.mult_prev = cw == cur->cyc + cur->horizon_cyc ? cur->mult : cur->mult_rate;
 	cyclock__seg_at(cur, cyclock__host.shift, cw, &next.ns, &next.frac);
 	if (k_low > hand + CYCLOCK_STEP_NS && k_low > next.ns) {
 		next.ns = s->ns + (uint64_t)((double)(int64_t)(cw - s->cyc) * tr->rate);
@@ -196,11 +168,9 @@ static void next_segment(struct cyclock__track *tr, const struct cyclock__segv *
 		next.ns = k_low > hand ? k_low : hand;
 		next.frac = 0;
 	}
-	next.horizon_cyc = next.fn_horizon_cyc = (uint32_t)tr->interval;
+	next.horizon_cyc = (uint32_t)tr->interval;
 	next.mult = aim(tr, s, cw, next.ns, next.frac, correction_span(tr, next.ns, s, cw), low);
 	next.mult_rate = cyclock__mult_of(tr->rate) < low ? low : cyclock__mult_of(tr->rate);
-	next.until = cw + FAR;
-	next.below = next.ns;
 	cyclock__track_publish(tr, &next);
 }
 
@@ -238,7 +208,6 @@ static const char *leave_counter(struct cyclock__track *tr, int64_t e, uint64_t 
 static void track_resync(struct cyclock__track *tr, const struct cyclock__sample *s,
 			  const struct cyclock__kadj *a, const uint64_t *off, bool went_back)
 {
-	uint32_t seq = atomic_load_explicit(&tr->tl->seq, memory_order_relaxed);
 	struct cyclock__segv cur = cyclock__seg_load(tr->tl);
 	uint64_t cw = cyclock__ordered(), our, slack, keep[2];
 	uint32_t frac;
@@ -249,7 +218,7 @@ static void track_resync(struct cyclock__track *tr, const struct cyclock__sample
 	keep[0] = cur.off_real = off ? off[0] : cur.off_real;
 	keep[1] = cur.off_boot = off ? off[1] : cur.off_boot;
 	tr->resyncs++;
-	if (cur.mode != CYCLOCK__MODE_COUNTER) {
+	if (!cur.horizon_cyc) {
 		cyclock__kernel_step(tr, &cur, s, cw, moved);
 		return;
 	}
@@ -258,15 +227,9 @@ static void track_resync(struct cyclock__track *tr, const struct cyclock__sample
 		return;
 	}
 	if ((int64_t)(cw - cur.cyc - cur.horizon_cyc) < 0) {
-		/* Before the horizon (cyclock_resync()): the same function, new
-		 * offsets; a fresh one confirmed is now an ordinary one. */
-		if (cyclock__seg_trusted(tr->tl, &cur, seq))
-			cur.fresh = 0;
+		/* Before the horizon (cyclock_resync()): the same segment, new
+		 * offsets. */
 		cyclock__track_publish(tr, &cur);
-		return;
-	}
-	if (!cyclock__seg_trusted(tr->tl, &cur, seq)) {
-		cyclock__start_fresh(tr, s, &cur);
 		return;
 	}
 	cyclock__seg_at(&cur, cyclock__host.shift, s->cyc, &our, &frac);
@@ -304,7 +267,7 @@ static bool looks_off(const struct cyclock__timeline *tl, const struct cyclock__
 	uint64_t our, width_ns = (uint64_t)(((unsigned __int128)s->width * v.mult_rate) >> shift);
 	int64_t e;
 
-	if (v.mode != CYCLOCK__MODE_COUNTER)
+	if (!v.horizon_cyc)
 		return true;
 	cyclock__seg_at(&v, shift, s->cyc, &our, &frac);
 	e = (int64_t)(our - s->ns);
@@ -313,8 +276,7 @@ static bool looks_off(const struct cyclock__timeline *tl, const struct cyclock__
 
 /* The writer flag holds the process id of its holder: one left behind by
  * a thread of another process (a child of a raw fork system call) is
- * taken over, after repairing the latches its holder may have left
- * half-written. */
+ * taken over.  Its holder left the copies readers use whole (segment.c). */
 bool cyclock__writer_try(uint32_t me)
 {
 	uint32_t held = 0;
@@ -326,7 +288,6 @@ bool cyclock__writer_try(uint32_t me)
 								   memory_order_acquire,
 								   memory_order_relaxed))
 		return false;
-	cyclock__writer_repair();
 	return true;
 }
 
@@ -339,10 +300,14 @@ void cyclock__writer_done(void)
  * A resync of @tr, unless another thread is at one (false); @went_back: a
  * reader saw the counter far before the segment, so leave it.  The kernel
  * is read before the flag is taken, so the flag is held for a few hundred
- * ns, shielded (cyclock__shield()): neither a handler that longjmps out
- * nor a cancel can end the writer with the flag taken.
+ * ns.  A reader's resync makes no system call: a handler that longjmps
+ * out of it, or a cancel, leaves the flag taken and the copies readers
+ * use whole, so the process's reads past the horizon serve the kernel's
+ * clock from then on (correct, at its cost).  cyclock_resync() and
+ * initialisation, which may be cancelled at will, are @shielded
+ * (cyclock__shield(): two system calls) and leave nothing taken.
  */
-bool cyclock__resync(struct cyclock__track *tr, bool went_back)
+bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded)
 {
 	struct cyclock__sample s;
 	struct cyclock__offsets o;
@@ -351,7 +316,7 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back)
 	uint64_t off[2];
 	struct cyclock__shield shield;
 	uint32_t me = cyclock__pid();
-	uint32_t seq0 = atomic_load_explicit(&tr->tl->seq, memory_order_relaxed);
+	uint32_t seq0 = CYCLOCK__SEQ(atomic_load_explicit(&tr->tl->seq, memory_order_relaxed));
 
 	if (atomic_load_explicit(&cyclock__host.writer, memory_order_relaxed) == me)
 		return false; /* another of our threads is at it */
@@ -363,21 +328,24 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back)
 	if (offsets)
 		cyclock__offsets_read(&o);
 	cyclock__sample(tr->id, &s);
-	/* adjtimex costs 1.2 us here, 50 times the kernel clock's read: asked
-	 * with the offsets, in kernel mode, and when the sample is off. */
-	if (mono && (offsets || looks_off(tr->tl, &s)))
+	/* adjtimex costs 1.4 us here, 40 times the kernel clock's read: asked
+	 * in kernel mode, and when the sample is off. */
+	if (mono && looks_off(tr->tl, &s))
 		cyclock__kernel_adj(&a);
 	else
 		a.known = false;
-	cyclock__shield(&shield);
+	if (shielded)
+		cyclock__shield(&shield);
 	if (!cyclock__writer_try(me)) {
-		cyclock__unshield(&shield);
+		if (shielded)
+			cyclock__unshield(&shield);
 		return false;
 	}
 	/* Another thread published since the sample: it was the resync. */
-	if (atomic_load_explicit(&tr->tl->seq, memory_order_relaxed) != seq0) {
+	if (CYCLOCK__SEQ(atomic_load_explicit(&tr->tl->seq, memory_order_relaxed)) != seq0) {
 		cyclock__writer_done();
-		cyclock__unshield(&shield);
+		if (shielded)
+			cyclock__unshield(&shield);
 		return true;
 	}
 	if (offsets) {
@@ -389,7 +357,8 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back)
 	off[1] = cyclock__host.off_boot;
 	track_resync(tr, &s, mono ? &a : &tr->adj, mono ? off : NULL, went_back);
 	cyclock__writer_done();
-	cyclock__unshield(&shield);
+	if (shielded)
+		cyclock__unshield(&shield);
 	return true;
 }
 
@@ -397,6 +366,6 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back)
 void cyclock__resync_all(void)
 {
 	atomic_store_explicit(&cyclock__host.pending, 1, memory_order_relaxed);
-	cyclock__resync(&cyclock__host.mono, false);
-	cyclock__resync(&cyclock__host.raw, false);
+	cyclock__resync(&cyclock__host.mono, false, true);
+	cyclock__resync(&cyclock__host.raw, false, true);
 }

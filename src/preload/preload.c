@@ -156,7 +156,7 @@ static inline __attribute__((always_inline)) void read_ts(struct cyclock__timeli
 	uint64_t base, since;
 
 	if (cyclock_unlikely(!cyclock__read_parts(tl, kind, &base, &since))) {
-		base = cyclock__slow(kind, (uint32_t)base, since);
+		base = cyclock__slow(kind, base, since);
 		since = 0;
 	}
 	*sec = base / NS_PER_SEC;
@@ -205,14 +205,13 @@ static inline __attribute__((always_inline)) void read_served(clockid_t id, unsi
 static uint64_t off_real(void)
 {
 	const struct cyclock__seg *seg;
-	uint64_t off;
-	uint32_t seq;
+	uint64_t off, word;
 
 	do {
-		seq = cyclock__latch_begin(&cyclock__mono.seq);
-		seg = &cyclock__mono.seg[seq & 1];
+		word = cyclock__tl_begin(&cyclock__mono);
+		seg = &cyclock__mono.seg[word & 1];
 		off = cyclock__load64(&seg->off_real);
-	} while (cyclock__latch_retry(&cyclock__mono.seq, seq));
+	} while (cyclock__tl_retry(&cyclock__mono, word));
 	return off;
 }
 

@@ -16,8 +16,8 @@ static_assert(offsetof(cyclock, read_mostly) == 64, "read-mostly on line 1");
 static_assert(offsetof(cyclock, cold) == 128, "cold on line 2");
 static_assert(sizeof(cyclock) == 192, "three lines");
 static_assert(sizeof(cyclock_percpu_slot) == 64, "one line per CPU");
-static_assert(offsetof(cyclock__timeline, seg) == 8, "segment 0 next to seq, line 0");
-static_assert(offsetof(cyclock__timeline, ext) == 128, "the slow path's copies on lines 2-3");
+static_assert(offsetof(cyclock__timeline, seg) == 16, "segment 0 with the word, line 0");
+static_assert(offsetof(cyclock__timeline, ext) == 128, "the slow path's copies on line 2");
 static_assert(sizeof(cyclock__timeline) == 256, "a timeline is four lines");
 #endif
 

@@ -93,25 +93,31 @@ static void preempted_before_start(void **state)
 
 static int stall_kind;
 
+/* Reads on until the next read, 50 us later, is just past the horizon of
+ * CLOCK_MONOTONIC's segment: a read that resyncs (read.c's resync_pays()). */
+static void just_past_horizon(void)
+{
+	struct cyclock__segv v = cyclock__seg_load(&cyclock__mono);
+
+	while (w_cyc_at(w.t) - v.cyc < v.horizon_cyc) {
+		w.t += 50 * US;
+		if (w_cyc_at(w.t) - v.cyc < v.horizon_cyc)
+			read_checked("a reader before the horizon");
+	}
+}
+
 /*
- * The other threads, while the writer is away: they read the kernel's
- * clock through it, so they stay with the kernel (within a tick change
- * unseen for an interval: 10% of 2 ms), unless it is inside its publish
- * (their word sealed), where they trail at the low slope, 1953 ppm of the
- * stall.
+ * The other threads, while the writer is away: they serve the kernel's
+ * clock, so they stay with the kernel (within a tick change unseen for
+ * an interval: 10% of 2 ms), wherever the writer stopped.
  */
 static void stall(void)
 {
-	bool publishing = (atomic_load(&cyclock__mono.handed) |
-			   atomic_load(&cyclock__raw.handed)) &
-			  CYCLOCK__HANDED_SEALED;
-
 	if (stall_kind == 1)
 		w_kernel_rate(11000, 0);
 	else if (stall_kind == 2)
 		w_kernel_rate(10000, -500);
-	if (!publishing)
-		hook_bound = stall_kind == 1 ? 250 * US : 2 * GOOD_NS;
+	hook_bound = stall_kind == 1 ? 250 * US : 2 * GOOD_NS;
 	others_read(20, 250 * US); /* 5 ms */
 	hook_bound = stall_kind == 1 ? 2 * MS : 100 * US;
 }
@@ -128,7 +134,7 @@ static void stalled_writer(void **state)
 			memset(seen, 0, sizeof(seen));
 			hook_bound = stall_kind == 1 ? 2 * MS : 100 * US;
 			converge(200 * MS);
-			w.t += 3 * MS; /* past the horizon: the next read resyncs */
+			just_past_horizon(); /* the next read resyncs */
 			w.hook = stall;
 			w.hook_at = w_calls() + k;
 			read_checked("the writer");
@@ -228,8 +234,10 @@ static void stalled_writer_ahead(void **state)
  */
 static void leap_past_the_horizon(void)
 {
-	w.t += 3 * MS;
+	just_past_horizon();
 	w_counter_jump(10 * (int64_t)MS);
+	/* Read often enough after the leap for the next read to resync. */
+	others_read(CYCLOCK_ROW_READS, 10 * US);
 }
 
 static void stalled_writer_leap(void **state)
