@@ -155,18 +155,23 @@ CYCLOCK_API void cyclock__get_info(struct cyclock__info *info);
 
 #ifndef __cplusplus
 
+/* The readers below are the clocks' whole fast path: inlined into each
+ * clock, where @kind is a constant and its branches fold away (left to
+ * itself GCC keeps one copy that branches on @kind at every call). */
+#define CYCLOCK__READER static inline __attribute__((always_inline))
+
 /* The timeline's latch over its word: the word, at the start of a read
  * (the acquire pairs with the writer's release of it); and whether the
  * sequence moved since, so that the copy read may be torn (the acquire
  * fence pairs with the writer's release fence before it writes a copy).
  * The count of served reads above the sequence may move meanwhile: a
  * reader need not read again for that. */
-static inline uint64_t cyclock__tl_begin(const struct cyclock__timeline *tl)
+CYCLOCK__READER uint64_t cyclock__tl_begin(const struct cyclock__timeline *tl)
 {
 	return atomic_load_explicit(&tl->seq, memory_order_acquire);
 }
 
-static inline bool cyclock__tl_retry(const struct cyclock__timeline *tl, uint64_t word)
+CYCLOCK__READER bool cyclock__tl_retry(const struct cyclock__timeline *tl, uint64_t word)
 {
 	atomic_thread_fence(memory_order_acquire);
 	return CYCLOCK__SEQ(atomic_load_explicit(&tl->seq, memory_order_relaxed)) !=
@@ -175,7 +180,7 @@ static inline bool cyclock__tl_retry(const struct cyclock__timeline *tl, uint64_
 
 /* The ordered counter read @tl's readers use: a branch on its how, on the
  * sequence's line, the same at every call. */
-static inline uint64_t cyclock__counter_ordered(const struct cyclock__timeline *tl)
+CYCLOCK__READER uint64_t cyclock__counter_ordered(const struct cyclock__timeline *tl)
 {
 	return cyclock_arch_counter_ordered_how(atomic_load_explicit(&tl->how, memory_order_relaxed));
 }
@@ -195,7 +200,7 @@ static inline uint64_t cyclock__counter_ordered(const struct cyclock__timeline *
  * into seconds (the preload's struct timespec) does so while the counter
  * read is under way, and only the add of *since waits for the counter.
  */
-static inline bool cyclock__read_parts(struct cyclock__timeline *tl, unsigned int kind,
+CYCLOCK__READER bool cyclock__read_parts(struct cyclock__timeline *tl, unsigned int kind,
 				       uint64_t *base, uint64_t *since)
 {
 	const struct cyclock__seg *s;
@@ -225,7 +230,7 @@ static inline bool cyclock__read_parts(struct cyclock__timeline *tl, unsigned in
 }
 
 /* A counter clock's value: the fast path, or the slow one. */
-static inline uint64_t cyclock__read(struct cyclock__timeline *tl, unsigned int kind)
+CYCLOCK__READER uint64_t cyclock__read(struct cyclock__timeline *tl, unsigned int kind)
 {
 	uint64_t base, since;
 
