@@ -40,7 +40,7 @@
 #define CYCLOCK_GENTLE_NS (32 * NSEC_PER_USEC * 1000) /* over this long */
 #define CYCLOCK_RATE_SPAN_NS NSEC_PER_SEC            /* the rate's baseline, at most */
 #define CYCLOCK_OFFSETS_NS (32 * NSEC_PER_USEC * 1000) /* REALTIME/BOOTTIME offsets' period */
-#define CYCLOCK_PAY_NS (200 * NSEC_PER_USEC)        /* a read this soon after a horizon resyncs, */
+#define CYCLOCK_PAY_NS CYCLOCK_MAX_INTERVAL_NS      /* a read this soon after a horizon resyncs, */
 #define CYCLOCK_ROW_READS 16                        /* and one after this many served in a row, */
 #define CYCLOCK_ROW_NS (1000 * NSEC_PER_USEC)       /* each this soon after the one before */
 
