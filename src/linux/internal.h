@@ -239,7 +239,6 @@ void cyclock__offsets_apply(const struct cyclock__offsets *o, bool first);
 bool cyclock__writer_try(uint32_t me);
 void cyclock__writer_done(void);
 void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sample *s);
-void cyclock__track_publish(struct cyclock__track *tr, const struct cyclock__segv *v);
 void cyclock__start_fresh(struct cyclock__track *tr, const struct cyclock__sample *s,
 			  const struct cyclock__segv *cur);
 bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded);

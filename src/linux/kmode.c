@@ -43,7 +43,7 @@ void cyclock__enter_kernel(struct cyclock__track *tr, const struct cyclock__segv
 	tr->win = tr->anchor = *s;
 	tr->win_rate = 0;
 	tr->strikes = 0;
-	cyclock__track_publish(tr, &v);
+	cyclock__publish(tr->tl, &v);
 }
 
 /*
@@ -66,7 +66,7 @@ void cyclock__kernel_step(struct cyclock__track *tr, const struct cyclock__segv 
 		tr->win_rate = 0;
 	}
 	if (adj_moved || span < (int64_t)(CYCLOCK_STEADY_NS << tr->streak)) {
-		cyclock__track_publish(tr, &again);
+		cyclock__publish(tr->tl, &again);
 		return;
 	}
 	r = (double)span / (double)(s->cyc - tr->win.cyc);
@@ -82,5 +82,5 @@ void cyclock__kernel_step(struct cyclock__track *tr, const struct cyclock__segv 
 	tr->anchor = tr->win; /* the previous window's start: both windows' baseline */
 	tr->win = *s;
 	tr->win_rate = r;
-	cyclock__track_publish(tr, &again);
+	cyclock__publish(tr->tl, &again);
 }

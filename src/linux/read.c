@@ -110,6 +110,13 @@ struct slow_read {
 	uint32_t H, mult, shift;
 };
 
+/* The segment's value at counter @cyc in [P, P+H], the fast path's formula
+ * (exact up to the horizon: cyclock/timeline.h). */
+static uint64_t slow_value(const struct slow_read *r, uint64_t cyc)
+{
+	return r->ns0 + ((cyc * r->mult + r->k) >> r->shift);
+}
+
 /* Whether the library reads the counter, so that a resync has a track to
  * follow (a counter segment, horizon_cyc > 0, says so by itself). */
 static bool on_counter(const struct slow_read *r)
@@ -173,14 +180,14 @@ static uint64_t timeline_slow(unsigned int kind, uint64_t word, uint64_t cyc)
 				continue;
 			return r.ns0 + r.off;
 		}
-		if (r.H && past < 0) /* a segment went out meanwhile: the fast path's formula */
-			return r.ns0 + ((r.cyc * r.mult + r.k) >> r.shift) + r.off;
+		if (r.H && past < 0) /* a segment went out meanwhile */
+			return slow_value(&r, r.cyc) + r.off;
 		if (pass < 3 && resync_pays(tl, r.H ? past : (int64_t)(r.cyc - r.recheck), r.cyc) &&
 		    on_counter(&r) && cyclock__resync(tr, false, false))
 			continue;
 		/* REALTIME and BOOTTIME: the kernel's own, so that a step of the
 		 * system clock shows at once; the floor with the segment's offset. */
-		floor = r.ns0 + (((r.P + r.H) * r.mult + r.k) >> r.shift) + r.off;
+		floor = slow_value(&r, r.P + r.H) + r.off;
 		if (!serve(tl, r.word, cyclock__kernel_ns(kernel_id(kind)), floor, &ns))
 			continue;
 		served(tl, r.cyc);

@@ -55,13 +55,6 @@ static struct cyclock__segv fresh_segment(const struct cyclock__track *tr,
 	return v;
 }
 
-/* Publish @v (segment.c); reads that kept serving the kernel's clock
- * meanwhile may leave it unpublished, and the next resync tries again. */
-void cyclock__track_publish(struct cyclock__track *tr, const struct cyclock__segv *v)
-{
-	cyclock__publish(tr->tl, v);
-}
-
 void cyclock__start_fresh(struct cyclock__track *tr, const struct cyclock__sample *s,
 			  const struct cyclock__segv *cur)
 {
@@ -76,7 +69,7 @@ void cyclock__start_fresh(struct cyclock__track *tr, const struct cyclock__sampl
 		if (cyclock__ordered() - v.cyc <= cyclock__host.fresh_margin_cyc) {
 			tr->interval = cyclock__host.min_int_cyc;
 			tr->anchor = tr->mid = tr->last = fresh;
-			cyclock__track_publish(tr, &v);
+			cyclock__publish(tr->tl, &v);
 			return;
 		}
 		cyclock__sample(tr->id, &fresh);
@@ -171,7 +164,7 @@ static void next_segment(struct cyclock__track *tr, const struct cyclock__segv *
 	next.horizon_cyc = (uint32_t)tr->interval;
 	next.mult = aim(tr, s, cw, next.ns, next.frac, correction_span(tr, next.ns, s, cw), low);
 	next.mult_rate = cyclock__mult_of(tr->rate) < low ? low : cyclock__mult_of(tr->rate);
-	cyclock__track_publish(tr, &next);
+	cyclock__publish(tr->tl, &next);
 }
 
 /*
@@ -229,7 +222,7 @@ static void track_resync(struct cyclock__track *tr, const struct cyclock__sample
 	if ((int64_t)(cw - cur.cyc - cur.horizon_cyc) < 0) {
 		/* Before the horizon (cyclock_resync()): the same segment, new
 		 * offsets. */
-		cyclock__track_publish(tr, &cur);
+		cyclock__publish(tr->tl, &cur);
 		return;
 	}
 	cyclock__seg_at(&cur, cyclock__host.shift, s->cyc, &our, &frac);
