@@ -88,7 +88,7 @@ struct cyclock__timeline {
 	 * and how soon after the last for a row to go on (read.c). */
 	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint64_t) served_cyc;
 	CYCLOCK_ATOMIC(uint32_t) served_row;
-	uint64_t pay_cyc, row_cyc;
+	CYCLOCK_ATOMIC(uint64_t) pay_cyc, row_cyc; /* 0 until init sets them */
 };
 
 /*

@@ -107,8 +107,12 @@ static void setup_scale(double hz)
 	cyclock__host.recheck_cyc = counts(CYCLOCK_RECHECK_NS, hz);
 	cyclock__host.quick_int_cyc = counts(CYCLOCK_QUICK_NS, hz);
 	cyclock__host.tight_cyc = counts(150, hz);
-	cyclock__mono.pay_cyc = cyclock__raw.pay_cyc = counts(CYCLOCK_PAY_NS, hz);
-	cyclock__mono.row_cyc = cyclock__raw.row_cyc = counts(CYCLOCK_ROW_NS, hz);
+	for (int i = 0; i < 2; i++) {
+		struct cyclock__timeline *tl = i ? &cyclock__raw : &cyclock__mono;
+
+		atomic_store_explicit(&tl->pay_cyc, counts(CYCLOCK_PAY_NS, hz), memory_order_relaxed);
+		atomic_store_explicit(&tl->row_cyc, counts(CYCLOCK_ROW_NS, hz), memory_order_relaxed);
+	}
 	if (cyclock__host.max_int_cyc > UINT32_MAX) /* a segment's horizon_cyc is 32 bits */
 		cyclock__host.max_int_cyc = UINT32_MAX;
 }
@@ -268,6 +272,8 @@ static bool init(unsigned int flags)
 	if (!cyclock__host.deferred || cyclock__host.no_local)
 		checks(flags & CYCLOCK_INIT_WARP_CHECK);
 	cyclock__host.begun = true;
+	cyclock__host.finish_ns = cyclock__host.first_raw.ns +
+				  (cyclock__host.checked && cyclock__host.hz_stated ? 0 : FREQ_SPAN_NS);
 	cyclock__host.init_ns = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - t0;
 	return !cyclock__host.deferred ||
 	       (cyclock__host.distrust && force != FORCE_COUNTER && cyclock__host.no_local);
@@ -312,8 +318,7 @@ static void finish_if_due(void)
 {
 	uint32_t measuring = INIT_MEASURING;
 
-	if (!(cyclock__host.checked && cyclock__host.hz_stated) &&
-	    cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - cyclock__host.first_raw.ns < FREQ_SPAN_NS)
+	if (cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) < cyclock__host.finish_ns)
 		return;
 	if (atomic_compare_exchange_strong(&cyclock__host.state, &measuring, INIT_BUSY))
 		second_half();

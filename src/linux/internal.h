@@ -160,6 +160,8 @@ struct cyclock__host {
 	const char *distrust;              /* why not the counter, or NULL */
 	uint64_t hz_stated;                /* by the hardware; 0: measure */
 	bool begun;                        /* the first half is done */
+	uint64_t finish_ns;                /* the second half from here (MONOTONIC_RAW): the
+					    * first half's, which the second does not write */
 	bool checked;                      /* and distrust, hz_stated, invariant are known */
 	bool invariant;                    /* the counter's rate is constant (CPUID) */
 	bool deferred;                     /* CYCLOCK__INIT_DEFER */

@@ -59,9 +59,10 @@ static bool resync_pays(const struct cyclock__timeline *tl, int64_t past, uint64
 {
 	if (past < 0)
 		return false;
-	return (uint64_t)past < tl->pay_cyc ||
+	return (uint64_t)past < atomic_load_explicit(&tl->pay_cyc, memory_order_relaxed) ||
 	       (atomic_load_explicit(&tl->served_row, memory_order_relaxed) >= CYCLOCK_ROW_READS &&
-		cyc - atomic_load_explicit(&tl->served_cyc, memory_order_relaxed) < tl->row_cyc);
+		cyc - atomic_load_explicit(&tl->served_cyc, memory_order_relaxed) <
+			atomic_load_explicit(&tl->row_cyc, memory_order_relaxed));
 }
 
 /* A read at counter @cyc served the kernel's clock (resync_pays()).  Plain
@@ -70,7 +71,8 @@ static void served(struct cyclock__timeline *tl, uint64_t cyc)
 {
 	uint32_t row = atomic_load_explicit(&tl->served_row, memory_order_relaxed);
 
-	if (cyc - atomic_load_explicit(&tl->served_cyc, memory_order_relaxed) >= tl->row_cyc)
+	if (cyc - atomic_load_explicit(&tl->served_cyc, memory_order_relaxed) >=
+	    atomic_load_explicit(&tl->row_cyc, memory_order_relaxed))
 		row = 0;
 	atomic_store_explicit(&tl->served_row, row + 1, memory_order_relaxed);
 	atomic_store_explicit(&tl->served_cyc, cyc, memory_order_relaxed);
