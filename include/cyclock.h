@@ -59,7 +59,8 @@ extern "C" {
  * Environment: CYCLOCK_SOURCE=tsc forces the counter,
  * CYCLOCK_SOURCE=kernel the kernel's clocks; CYCLOCK_ORDERED_READ=rdtscp
  * or =lfence the ordered read, where it works; any other value gets one
- * message on stderr and is ignored.
+ * message on stderr (only if file descriptor 2 is still the file it was
+ * when the library was loaded) and is ignored.
  * The first call (this, or the first read) does the work; later calls only
  * return the result, whatever their flags (except that CYCLOCK_INIT_COARSE
  * still starts the ticker).  Thread-safe; a reader that finds another

@@ -281,15 +281,16 @@ static bool init(unsigned int flags)
 
 /*
  * The fork handler is registered at load time, since a lazy first read
- * may run where pthread_atfork() (which allocates) may not; so is the
- * process id's cache (platform.c), a page of its own.  It cannot
+ * may run where pthread_atfork() (which allocates) may not; so are the
+ * process id's cache (platform.c), a page of its own, and the identity
+ * of the stderr messages may go to.  It cannot
  * block; if it fails for want of memory, a child of fork() still reads
  * correct time, but may resync less (see fork_child()).
  */
 __attribute__((constructor)) static void register_fork_child(void)
 {
 	pthread_atfork(NULL, NULL, cyclock__fork_child);
-	cyclock__pid_cache_init();
+	cyclock__at_load();
 }
 
 static void first_half(unsigned int flags)

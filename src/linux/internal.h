@@ -174,7 +174,7 @@ extern struct cyclock__host cyclock__host;
 int cyclock__kernel_gettime(clockid_t id, struct timespec *ts);
 void cyclock__kernel_adj(struct cyclock__kadj *a);
 uint32_t cyclock__pid(void);
-void cyclock__pid_cache_init(void);
+void cyclock__at_load(void); /* the pid's cache; what stderr is (say() writes only there) */
 void cyclock__say(const char *msg, size_t n);
 void cyclock__say_once(CYCLOCK_ATOMIC(uint32_t) *said, const char *msg, size_t n);
 uint64_t cyclock__kernel_ns(clockid_t id);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/timex.h>
 #include <unistd.h>
@@ -174,6 +175,38 @@ void cyclock__kernel_adj(struct cyclock__kadj *a)
 	a->status = tx.status;
 }
 
+/* What file descriptor 2 was when the library was loaded (its device and
+ * inode), so that nothing is written into a file a program opened after
+ * closing its stderr; zero: not open then. */
+static struct {
+	dev_t dev;
+	ino_t ino;
+	CYCLOCK_ATOMIC(bool) known;
+} stderr_at_load;
+
+/* At load; or at the first message, if it comes from a constructor that
+ * ran before ours. */
+static void stderr_remember(void)
+{
+	struct stat st;
+
+	if (atomic_exchange(&stderr_at_load.known, true))
+		return;
+	if (fstat(STDERR_FILENO, &st) == 0) {
+		stderr_at_load.dev = st.st_dev;
+		stderr_at_load.ino = st.st_ino;
+	}
+}
+
+static bool stderr_is_ours(void)
+{
+	struct stat st;
+
+	stderr_remember();
+	return fstat(STDERR_FILENO, &st) == 0 && (stderr_at_load.dev || stderr_at_load.ino) &&
+	       st.st_dev == stderr_at_load.dev && st.st_ino == stderr_at_load.ino;
+}
+
 /*
  * The process id, cached on a page the kernel wipes in a child of any
  * fork, the raw system call included (MADV_WIPEONFORK), so that a child
@@ -182,11 +215,12 @@ void cyclock__kernel_adj(struct cyclock__kadj *a)
  */
 static CYCLOCK_ATOMIC(uintptr_t) pid_page; /* a CYCLOCK_ATOMIC(uint32_t) *, or 0 */
 
-void cyclock__pid_cache_init(void)
+void cyclock__at_load(void)
 {
 	void *p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 
+	stderr_remember();
 	if (p == MAP_FAILED)
 		return;
 	if (madvise(p, (size_t)sysconf(_SC_PAGESIZE), MADV_WIPEONFORK)) {
@@ -261,7 +295,8 @@ void cyclock__say(const char *msg, size_t n)
 	int saved = errno;
 	bool ours;
 
-	if (n > PIPE_BUF || poll(&p, 1, 0) != 1 || !(p.revents & POLLOUT)) {
+	if (n > PIPE_BUF || !stderr_is_ours() || poll(&p, 1, 0) != 1 ||
+	    !(p.revents & POLLOUT)) {
 		errno = saved;
 		return;
 	}

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -153,9 +154,38 @@ static void child_check_period(void)
 		child_fail("CYCLOCK_COARSE_PERIOD_US=50000: %d coarse values in 500 ms", distinct);
 }
 
+/*
+ * The program closes its stderr and opens a data file, which gets file
+ * descriptor 2: the library's complaint must not go into it.  Returns the
+ * descriptor to close at the end, or -1.
+ */
+static int child_reopen_stderr(void)
+{
+	char path[] = "/tmp/cyclock_test_source_env_XXXXXX";
+	int fd;
+
+	close(STDERR_FILENO);
+	fd = mkstemp(path);
+	if (fd != STDERR_FILENO) {
+		child_fail("mkstemp gave %d, not 2", fd);
+		return fd;
+	}
+	unlink(path);
+	return fd;
+}
+
+static void child_check_reopened(int fd)
+{
+	struct stat st;
+
+	if (fd == STDERR_FILENO && (fstat(fd, &st) || st.st_size != 0))
+		child_fail("%lld bytes written into the file that took descriptor 2",
+			   (long long)st.st_size);
+}
+
 static int child_main(const char *scenario)
 {
-	int r;
+	int r, reopened = strcmp(scenario, "reopened") == 0 ? child_reopen_stderr() : -1;
 
 	alarm(20); /* a hang is a failure */
 	if (strcmp(scenario, "racing") == 0)
@@ -171,6 +201,7 @@ static int child_main(const char *scenario)
 	child_check_clocks(r);
 	if (strcmp(scenario, "period") == 0)
 		child_check_period();
+	child_check_reopened(reopened);
 	fflush(stdout);
 	return child_failures ? CHILD_FAILED : r;
 }
@@ -345,6 +376,17 @@ static void a_newline_in_the_value_still_makes_one_line(void **state)
 	assert_int_equal(child_result("CYCLOCK_SOURCE=\"a\\nb\"", &run, 1), CYCLOCK_USING_COUNTER);
 }
 
+/* Not into a file that took descriptor 2 after the library was loaded. */
+static void no_complaint_into_a_file_opened_as_descriptor_2(void **state)
+{
+	struct child_run run;
+
+	(void)state;
+	run_child("reopened", "bogus", NULL, &run);
+	assert_int_equal(child_result("stderr closed, a file opened", &run, 0),
+			 CYCLOCK_USING_COUNTER);
+}
+
 static void coarse_period_is_taken_from_the_environment(void **state)
 {
 	struct child_run run;
@@ -364,6 +406,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(init_kernel_flag_forces_the_kernel_clocks),
 		cmocka_unit_test(bad_values_warn_once_and_are_ignored),
 		cmocka_unit_test(a_newline_in_the_value_still_makes_one_line),
+		cmocka_unit_test(no_complaint_into_a_file_opened_as_descriptor_2),
 		cmocka_unit_test(coarse_period_is_taken_from_the_environment),
 	};
 
