@@ -133,7 +133,8 @@ CYCLOCK_API uint64_t cyclock_cycles_to_ns(uint64_t cycles);
 
 /* One line: the source, its frequency and where it came from, the
  * frequency's uncertainty, and any fallback and why.  The string is the
- * library's, valid until the next call; not async-signal-safe. */
+ * calling thread's, valid until its next call; thread-safe, not
+ * async-signal-safe. */
 CYCLOCK_API const char *cyclock_describe(void);
 
 /* Re-read the kernel clocks now, as when the caller knows the system clock

@@ -67,7 +67,7 @@ void cyclock__get_info(struct cyclock__info *info)
 
 static const char *warp_note(void)
 {
-	static char note[64];
+	static _Thread_local char note[64];
 	int cpu[2];
 
 	if (!cyclock__host.warp_ran) {
@@ -92,7 +92,7 @@ static const char *warp_note(void)
 
 const char *cyclock_describe(void)
 {
-	static char line[896];
+	static _Thread_local char line[896]; /* each thread's: cyclock.h */
 	struct cyclock__info in;
 	int n;
 

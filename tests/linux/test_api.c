@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE /* strcasestr */
 #include <dirent.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -284,6 +285,38 @@ static void measure_hz(uint64_t ns, double *lo, double *hi)
 	*hi = (double)(c2 - c1) * 1e9 / (double)(k3 - k2);
 }
 
+/* Two threads describing at once: each gets a string of its own, whole
+ * (ThreadSanitizer sees any write to a shared one). */
+static void *describe_often(void *arg)
+{
+	const char *s = NULL;
+
+	for (int i = 0; i < 200; i++) {
+		s = cyclock_describe();
+		if (!s || !s[0] || strchr(s, '\n') || strlen(s) < 20)
+			return NULL;
+	}
+	*(const char **)arg = s;
+	return arg;
+}
+
+static void describe_is_per_thread(void **state)
+{
+	const char *s[2] = { NULL, NULL };
+	pthread_t t[2];
+	void *ok[2];
+
+	(void)state;
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, describe_often, &s[i]), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(pthread_join(t[i], &ok[i]), 0);
+		assert_non_null(ok[i]);
+	}
+	if (s[0] == s[1])
+		fail_msg("two threads got the same buffer from cyclock_describe()");
+}
+
 static void describe_and_info_say_what_is_used(void **state)
 {
 	struct cyclock__info info = info_now();
@@ -354,6 +387,7 @@ int main(void)
 		cmocka_unit_test(cycles_convert_to_now),
 		cmocka_unit_test(coarse_trails_now),
 		cmocka_unit_test(describe_and_info_say_what_is_used),
+		cmocka_unit_test(describe_is_per_thread),
 		cmocka_unit_test(resync_keeps_now_monotonic_and_agreeing),
 	};
 
