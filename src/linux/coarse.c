@@ -10,9 +10,10 @@
  * and a compare, and lags cyclock_now() by what the kernel's coarse clock
  * lags the kernel's own, a tick at most.
  *
- * On request (cyclock_init(CYCLOCK_INIT_COARSE), CYCLOCK_COARSE_PERIOD_US)
- * a ticker thread instead stores cyclock_now() every period (1 ms unless
- * the variable says otherwise), and a read is one load.  The value 0 means
+ * On request (cyclock_init(CYCLOCK_INIT_COARSE)) a ticker thread instead
+ * stores cyclock_now() every period (1 ms unless CYCLOCK_COARSE_PERIOD_US
+ * says otherwise: read as the ticker starts, it starts none by itself),
+ * and a read is one load.  The value 0 means
  * "no ticker"; a child of fork(), which inherits no thread, gets 0 again
  * from the fork handler, and reads the kernel's coarse clock.  A ticker
  * that could not be started is not tried again.
@@ -67,16 +68,18 @@ static void *ticker(void *arg)
 	return NULL;
 }
 
-/* CYCLOCK_COARSE_PERIOD_US, 1..1000000: true if set (a ticker is asked
- * for); anything else keeps 1000, with one message per process. */
-static bool read_period(void)
+/* The ticker's period from CYCLOCK_COARSE_PERIOD_US, 1..1000000 us, read
+ * as the ticker starts (cyclock__coarse_start()): the variable alone
+ * starts none.  Anything else keeps the period, with one message per
+ * process. */
+static void read_period(void)
 {
 	const char *v = getenv("CYCLOCK_COARSE_PERIOD_US");
 	char *end;
 	unsigned long us;
 
 	if (!v)
-		return false;
+		return;
 	errno = 0;
 	us = strtoul(v, &end, 10);
 	if (errno || end == v || *end || us < 1 || us > 1000000) {
@@ -85,10 +88,9 @@ static bool read_period(void)
 		static CYCLOCK_ATOMIC(uint32_t) said;
 
 		cyclock__say_once(&said, msg, sizeof(msg) - 1);
-		return true;
+		return;
 	}
 	period_ns = us * NSEC_PER_USEC;
-	return true;
 }
 
 /* The period, unless CYCLOCK_COARSE_PERIOD_US says otherwise; for the
