@@ -8,7 +8,8 @@
  * Freestanding C11: no libc, no allocation, no errno, no threads.  The
  * caller owns all memory, supplies the counter, and calls cyclock_update()
  * at least every cyclock_wrap_ns() nanoseconds (from a timer interrupt in
- * firmware, lazily from readers in a hosted program).
+ * firmware, lazily from readers in a hosted program); a 64-bit counter's
+ * clock stays exact when it does not (cyclock__scale()).
  *
  * Readers never write shared memory and never wait: a seqcount latch keeps
  * two copies of the epoch, and the low bit of the sequence says which copy
@@ -228,6 +229,29 @@ CYCLOCK_API void cyclock_calc_mult_shift(uint32_t *mult, uint32_t *shift, uint64
 /* (cyc * mult) >> shift: the caller keeps cyc * mult below 2^64. */
 CYCLOCK_API uint64_t cyclock_cyc_to_ns(uint64_t cyc, uint32_t mult, uint32_t shift);
 
+/* (delta * mult + frac) >> shift in 128 bits, the remainder in *@rem
+ * (@rem may be NULL), saturated at UINT64_MAX: the conversion of a delta
+ * past the update interval, which 64 bits cannot hold (cyclock__scale()). */
+CYCLOCK_API uint64_t cyclock__scale_wide(uint64_t delta, uint32_t mult, uint64_t frac,
+					 uint32_t shift, uint64_t *rem);
+
+/* (delta * mult + frac) >> shift, exact whatever the delta: one multiply
+ * within the update interval, cyclock__scale_wide() past it (a 64-bit
+ * counter nobody updated for longer; a narrower one has wrapped by then,
+ * and its delta is what is left of the wrap, as in the kernel). */
+static inline uint64_t cyclock__scale(uint64_t delta, uint32_t mult, uint64_t frac,
+				      uint32_t shift, uint64_t *rem)
+{
+	uint64_t prod;
+
+	if (cyclock_unlikely(__builtin_mul_overflow(delta, (uint64_t)mult, &prod) ||
+			     __builtin_add_overflow(prod, frac, &prod)))
+		return cyclock__scale_wide(delta, mult, frac, shift, rem);
+	if (rem)
+		*rem = prod & ((1ull << shift) - 1);
+	return prod >> shift;
+}
+
 /*
  * The kernel-style line for @clk's registered source:
  * "32 bits at 19200000 Hz, resolution 52.083 ns, update every 97867093324 ns,
@@ -384,9 +408,9 @@ static inline uint64_t cyclock_read_inline(const struct cyclock *clk)
 			continue;
 		delta = cyclock__delta(read(atomic_load_explicit(&rm->src, memory_order_relaxed)),
 				       cyclock__load64(&rd->epoch_cyc), cyclock__load64(&rm->mask));
-		ns += (delta * atomic_load_explicit(&rm->mult, memory_order_relaxed) +
-		       cyclock__load64(&rd->epoch_frac)) >>
-		      atomic_load_explicit(&rm->shift, memory_order_relaxed);
+		ns += cyclock__scale(delta, atomic_load_explicit(&rm->mult, memory_order_relaxed),
+				     cyclock__load64(&rd->epoch_frac),
+				     atomic_load_explicit(&rm->shift, memory_order_relaxed), NULL);
 	} while (cyclock__latch_retry(&clk->seq, seq));
 	return ns;
 }

@@ -162,23 +162,22 @@ uint64_t cyclock_read(const struct cyclock *clk)
 void cyclock_update(struct cyclock *clk)
 {
 	const struct cyclock_read_data *rd;
-	uint64_t epoch_cyc, delta, prod;
-	uint32_t shift;
+	uint64_t epoch_cyc, delta, ns, frac;
 
 	if (!cyclock__writer_trylock(&clk->writer))
 		return; /* that writer is updating the epoch */
 	if (clk->cold.src && !clk->cold.suspended) {
 		/* Only writers change seq, and we are the writer: no retry. */
 		rd = &clk->read_data[atomic_load_explicit(&clk->seq, memory_order_relaxed) & 1];
-		shift = clk->cold.shift;
 		epoch_cyc = cyclock__load64(&rd->epoch_cyc);
 		delta = cyclock__delta(clk->cold.src->read(clk->cold.src), epoch_cyc,
 				       clk->cold.mask);
-		prod = delta * clk->cold.mult + cyclock__load64(&rd->epoch_frac);
+		ns = cyclock__scale(delta, clk->cold.mult, cyclock__load64(&rd->epoch_frac),
+				    clk->cold.shift, &frac);
 		/* Advance by the delta, not to the counter read: a clamped
 		 * (behind) read leaves the epoch where it was. */
-		latch_write(clk, cyclock__load64(&rd->epoch_ns) + (prod >> shift),
-			    (epoch_cyc + delta) & clk->cold.mask, prod & ((1ull << shift) - 1), NULL);
+		latch_write(clk, cyclock__load64(&rd->epoch_ns) + ns,
+			    (epoch_cyc + delta) & clk->cold.mask, frac, NULL);
 	}
 	cyclock__writer_unlock(&clk->writer);
 }

@@ -41,6 +41,22 @@ static struct u128 u128_shl(uint64_t v, uint32_t s)
 	return r;
 }
 
+uint64_t cyclock__scale_wide(uint64_t delta, uint32_t mult, uint64_t frac, uint32_t shift,
+			    uint64_t *rem)
+{
+	struct u128 p = mul_64x64(delta, mult);
+
+	p.lo += frac;
+	p.hi += p.lo < frac;
+	if (rem)
+		*rem = shift ? p.lo & ((1ull << shift) - 1) : 0;
+	if (!shift)
+		return p.hi ? UINT64_MAX : p.lo;
+	if (p.hi >> shift)
+		return UINT64_MAX;
+	return (p.hi << (64 - shift)) | (p.lo >> shift);
+}
+
 /*
  * One more bit of the long division of to * 2^s by from: from the
  * quotient @q and remainder @r for s, those for s + 1.

@@ -80,8 +80,8 @@ uint64_t cyclock__local_read(void)
 		cpu = (c = sched_getcpu()) < 0 ? ~0u : (unsigned int)c;
 	if (cpu >= LOCAL_MAX_CPUS)
 		return cyclock__kernel_ns(CLOCK_MONOTONIC);
-	/* The raw clock must be updated within its wrap interval (the engine's
-	 * contract), however long nobody read it. */
+	/* Updated every half interval when read that often; after a longer
+	 * idle the engine converts the late delta exactly (docs/design.md). */
 	if ((int64_t)(cyclock_arch_counter() -
 		      atomic_load_explicit(&local_update_at, memory_order_relaxed)) >= 0) {
 		cyclock_update(&local_raw);

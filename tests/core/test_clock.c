@@ -187,6 +187,42 @@ static void update_at_the_wrap_limit(void **state)
 	assert_int_equal(cyclock_wrap_ns(&clk), limit);
 }
 
+/*
+ * A 64-bit counter nobody updated for far longer than the update interval
+ * (a process idle for hours, with no timer to update it): reads and the
+ * late update are still the exact conversion of every count, and the
+ * clock goes on from there.  The intervals at 2.6 GHz and 1 GHz are tens
+ * of minutes; 1000 of them is weeks.
+ */
+static void a_64_bit_counter_left_alone_reads_exactly(void **state)
+{
+	static const uint64_t rates[] = { 2600000000u, 1000000000u, 19200000u };
+	static const uint64_t gaps[] = { 2, 10, 1000, 100000 }; /* update intervals */
+
+	(void)state;
+	for (size_t r = 0; r < sizeof(rates) / sizeof(rates[0]); r++) {
+		for (size_t g = 0; g < sizeof(gaps) / sizeof(gaps[0]); g++) {
+			struct cyclock__scale sc;
+			struct sim_counter sim;
+			uint64_t want;
+
+			memset(&clk, 0, sizeof(clk));
+			assert_int_equal(cyclock__choose_scale(&sc, rates[r], 64, 0), 0);
+			sim_init(&sim, "64-bit", rates[r], 64);
+			assert_int_equal(cyclock_register(&clk, &sim.src), 0);
+			sim.count = sc.wrap_cyc * gaps[g] + 12345;
+			want = (uint64_t)(((unsigned __int128)sim.count * sc.mult) >> sc.shift);
+			assert_int_equal(cyclock_read(&clk), want);
+			assert_int_equal(cyclock_read_inline(&clk), want);
+			cyclock_update(&clk);
+			assert_int_equal(cyclock_read(&clk), want);
+			sim.count += sc.wrap_cyc / 3;
+			want = (uint64_t)(((unsigned __int128)sim.count * sc.mult) >> sc.shift);
+			assert_int_equal(cyclock_read(&clk), want);
+		}
+	}
+}
+
 static void switching_sources_does_not_jump(void **state)
 {
 	struct sim_counter a, b;
@@ -446,6 +482,7 @@ int main(void)
 		cmocka_unit_test_setup(narrow_inexact_counters_survive_wraps, reset_clock),
 		cmocka_unit_test_setup(wide_counters_stay_exact_over_1000_intervals, reset_clock),
 		cmocka_unit_test_setup(update_at_the_wrap_limit, reset_clock),
+		cmocka_unit_test_setup(a_64_bit_counter_left_alone_reads_exactly, reset_clock),
 		cmocka_unit_test_setup(switching_sources_does_not_jump, reset_clock),
 		cmocka_unit_test_setup(suspend_freezes_and_resume_continues, reset_clock),
 		cmocka_unit_test_setup(suspend_with_a_stopped_counter, reset_clock),

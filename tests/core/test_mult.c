@@ -532,6 +532,34 @@ static void test_choose_scale_table_for_real_counters(void **state)
 	}
 }
 
+/* cyclock__scale() against 128-bit arithmetic: every delta (within the
+ * 64-bit product and past it), every shift, the remainder too, and
+ * saturation where the nanoseconds need more than 64 bits. */
+static void test_scale_is_exact_past_64_bits(void **state)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	(void)state;
+	for (int i = 0; i < 200000; i++) {
+		uint64_t delta, frac, rem = 0, ns;
+		uint32_t mult, shift;
+		unsigned __int128 p;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		delta = x >> (x % 64);
+		mult = (uint32_t)(x >> 17) | 1u;
+		shift = (uint32_t)(x % 33);
+		frac = shift ? (x >> 3) & ((1ull << shift) - 1) : 0;
+		p = (unsigned __int128)delta * mult + frac;
+		ns = cyclock__scale(delta, mult, frac, shift, &rem);
+		if ((p >> shift) >> 64)
+			assert_true(ns == UINT64_MAX);
+		else
+			assert_true(ns == (uint64_t)(p >> shift));
+		assert_true(rem == (shift ? (uint64_t)p & ((1ull << shift) - 1) : 0));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -549,6 +577,7 @@ int main(void)
 		cmocka_unit_test(test_choose_scale_fast_rates_up_to_max_stay_safe),
 		cmocka_unit_test(test_choose_scale_max_interval_gives_a_finer_rate),
 		cmocka_unit_test(test_choose_scale_table_for_real_counters),
+		cmocka_unit_test(test_scale_is_exact_past_64_bits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

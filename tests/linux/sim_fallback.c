@@ -185,6 +185,27 @@ static void kernel_distrusts(void **state)
 	expect_fallback("clocksource");
 }
 
+/* cyclock_local() per CPU after nobody read it for longer than its raw
+ * clock's update interval (cyclock_wrap_ns(): about 18 minutes at 2.6 GHz;
+ * here 2 hours and a day): still within a tick of CLOCK_MONOTONIC, though
+ * nothing updated the raw clock meanwhile. */
+static void local_after_a_long_idle(void **state)
+{
+	uint64_t last = 0;
+
+	(void)state;
+	sim_start(RATE, RATE, true, false);
+	expect_fallback("clocksource");
+	assert_true(sim_info().local_percpu);
+	expect_local_percpu(&last);
+	w.t += 2 * 3600 * SEC;
+	expect_local_percpu(&last);
+	w.t += 24 * 3600 * SEC;
+	expect_local_percpu(&last);
+	for (int i = 0; i < 100; i++, w.t += 100 * US)
+		expect_local_percpu(&last);
+}
+
 /* Measured frequency, same verdict: the fallback does not depend on it. */
 static void kernel_distrusts_measured(void **state)
 {
@@ -247,6 +268,7 @@ int main(void)
 		cmocka_unit_test_setup(not_invariant, clear_env),
 		cmocka_unit_test_setup(kernel_distrusts, clear_env),
 		cmocka_unit_test_setup(kernel_distrusts_measured, clear_env),
+		cmocka_unit_test_setup(local_after_a_long_idle, clear_env),
 		cmocka_unit_test_setup(env_tsc_forces_counter, clear_env),
 		cmocka_unit_test_setup(env_tsc_forces_measured, clear_env),
 		cmocka_unit_test_setup(env_unknown_ignored, clear_env),
