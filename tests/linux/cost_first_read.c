@@ -1,23 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * linux_cost_first_read: what the first cyclock_now() of a fresh process costs,
- * and how long until the counter takes over.  Not a test: it asserts
- * nothing.
+ * linux_cost_first_read: what the first clock read of a fresh process
+ * costs, cyclock_now()'s against the vDSO's clock_gettime(), and what the
+ * reads after it cost until 5 ms past the hand-over to the counter.  Not
+ * a test: it asserts nothing.
  *
  *     linux_cost_first_read [PROCESSES] [--busy]
  *
- * Starts PROCESSES (default 200) fresh copies of itself one after the
- * other (fork and exec: a new image, so the library's pages are cold as
- * in a program's first call).  Each times its first cyclock_now() with the
- * vDSO's CLOCK_MONOTONIC_RAW (called twice beforehand, so that its own
- * first call is not counted), then reads cyclock_now() in a loop until the
- * library's initialisation is done (the hand-over to the counter, at the
- * first read 500 us or more after the first), and reports the first
- * read's cost, the time to the hand-over and the cost of the read that
- * made it (initialisation's second half).  --busy
- * keeps every CPU busy meanwhile with one spinning process each, as on a
- * loaded machine.  Prints the median, p90, p99 and largest first-read
- * cost, and the median and p99 of the other two.
+ * Starts PROCESSES (default 200) pairs of fresh processes (fork and exec:
+ * a new image, so the library's pages and the vDSO's data are cold as in
+ * a program's first call), alternately: one times its first
+ * clock_gettime(CLOCK_MONOTONIC), the other its first cyclock_now(), then
+ * reads cyclock_now() in a loop until 5 ms after the library's
+ * initialisation is done (the hand-over to the counter, at the first read
+ * 500 us or more after the first), timing each read; the first kind
+ * reads clock_gettime() in a loop as long, for comparison (the machine's
+ * interrupts make the costliest reads of both).  Timed with the
+ * counter (rdtsc after lfence or rdtscp, whichever the CPU orders), so
+ * that no clock call is warmed before the one timed, and converted at the
+ * frequency the parent's own initialisation found.  --busy keeps every
+ * CPU busy meanwhile with one spinning process each, as on a loaded
+ * machine.  Prints the median, p99 and largest of each figure.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -35,35 +38,70 @@
 #define MAX_PROCESSES 10000
 #define HANDOVER_LIMIT_NS 100000000ull /* a child gives up waiting after 100 ms */
 
-static uint64_t raw_ns(void)
+#define AFTER_NS 5000000ull /* reads timed after the hand-over */
+
+static uint64_t counts(void)
 {
-	return kclock_ns(CLOCK_MONOTONIC_RAW);
+	return cyclock_arch_counter_ordered_how(CYCLOCK_ARCH_ORDERED_ANY);
 }
 
-/* The child: "first_ns handover_ns handover_call_ns done" on stdout. */
-static int child(void)
+/* The child: "first handover handover_call worst done" on stdout, in
+ * counts; the vDSO's child only its first read. */
+static int child(bool vdso)
 {
-	uint64_t t0, t1, a, b;
+	uint64_t t0, t1, a, b, done_at = 0, worst = 0, call = 0;
+	struct timespec ts;
 
-	(void)raw_ns();
-	t0 = raw_ns();
-	(void)cyclock_now();
-	t1 = raw_ns();
-	do {
-		a = raw_ns();
+	t0 = counts();
+	if (vdso)
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	else
 		(void)cyclock_now();
-		b = raw_ns();
-	} while (atomic_load(&cyclock__host.state) != INIT_DONE && b - t0 < HANDOVER_LIMIT_NS);
-	printf("%llu %llu %llu %d\n", (unsigned long long)(t1 - t0), (unsigned long long)(b - t0),
-	       (unsigned long long)(b - a), atomic_load(&cyclock__host.state) == INIT_DONE);
+	t1 = counts();
+	if (vdso) { /* its costliest read over about as long as the other's loop */
+		for (uint64_t end = kclock_ns(CLOCK_MONOTONIC) + 500000 + AFTER_NS;;) {
+			a = counts();
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			b = counts();
+			worst = b - a > worst ? b - a : worst;
+			if ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec >= end)
+				break;
+		}
+		printf("%llu 0 0 %llu 1\n", (unsigned long long)(t1 - t0), (unsigned long long)worst);
+		return 0;
+	}
+	for (uint64_t k0 = kclock_ns(CLOCK_MONOTONIC), after = 0;;) {
+		bool was = atomic_load(&cyclock__host.state) == INIT_DONE;
+
+		a = counts();
+		(void)cyclock_now();
+		b = counts();
+		worst = b - a > worst ? b - a : worst;
+		if (!was && atomic_load(&cyclock__host.state) == INIT_DONE) {
+			done_at = b;
+			call = b - a;
+			after = (uint64_t)((double)AFTER_NS * cyclock__host.hz_hint / 1e9);
+		}
+		if ((done_at && b - done_at >= after) ||
+		    kclock_ns(CLOCK_MONOTONIC) - k0 > HANDOVER_LIMIT_NS)
+			break;
+	}
+	printf("%llu %llu %llu %llu %d\n", (unsigned long long)(t1 - t0),
+	       (unsigned long long)(done_at - t0), (unsigned long long)call,
+	       (unsigned long long)worst, done_at != 0);
 	return 0;
 }
 
-/* One fresh process: its three figures, or false if it failed. */
-static bool run_one(const char *self, uint64_t *first, uint64_t *handover, uint64_t *call)
+/* What one fresh process reported, in counts. */
+struct report {
+	uint64_t first, handover, call, worst;
+};
+
+/* One fresh process (@vdso: the vDSO's child); false if it failed. */
+static bool run_one(const char *self, bool vdso, struct report *r)
 {
+	unsigned long long v[4] = { 0, 0, 0, 0 };
 	int fd[2], status, done = 0;
-	unsigned long long a = 0, b = 0, c = 0;
 	pid_t pid;
 	FILE *f;
 	bool ok;
@@ -75,19 +113,21 @@ static bool run_one(const char *self, uint64_t *first, uint64_t *handover, uint6
 		dup2(fd[1], STDOUT_FILENO);
 		close(fd[0]);
 		close(fd[1]);
-		execl(self, self, "--child", (char *)NULL);
+		execl(self, self, vdso ? "--child-vdso" : "--child", (char *)NULL);
 		_exit(127);
 	}
 	close(fd[1]);
 	f = fdopen(fd[0], "r");
-	ok = pid > 0 && f && fscanf(f, "%llu %llu %llu %d", &a, &b, &c, &done) == 4 && done;
+	ok = pid > 0 && f &&
+	     fscanf(f, "%llu %llu %llu %llu %d", &v[0], &v[1], &v[2], &v[3], &done) == 5 && done;
 	if (f)
 		fclose(f);
 	if (pid > 0)
 		waitpid(pid, &status, 0);
-	*first = a;
-	*handover = b;
-	*call = c;
+	r->first = v[0];
+	r->handover = v[1];
+	r->call = v[2];
+	r->worst = v[3];
 	return ok;
 }
 
@@ -98,9 +138,20 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double pct(const uint64_t *v, size_t n, double p)
+static double hz; /* the counter's, as the parent's initialisation found it */
+
+/* The @p quantile of @n values in counts, in us, after sorting them. */
+static double pct(uint64_t *v, size_t n, double p)
 {
-	return (double)v[(size_t)((double)(n - 1) * p + 0.5)] / 1e3;
+	qsort(v, n, sizeof(v[0]), cmp_u64);
+	return (double)v[(size_t)((double)(n - 1) * p + 0.5)] / hz * 1e6;
+}
+
+/* "median M us, p99 P us, max X us" of @n values in counts. */
+static void print_spread(const char *what, uint64_t *v, size_t n)
+{
+	printf("%s: median %.1f us, p99 %.1f us, max %.1f us\n", what, pct(v, n, 0.5),
+	       pct(v, n, 0.99), pct(v, n, 1.0));
 }
 
 /* One spinning process per CPU; their ids in @pids. */
@@ -120,14 +171,19 @@ static int start_busy(pid_t *pids, int max)
 
 int main(int argc, char **argv)
 {
-	static uint64_t first[MAX_PROCESSES], handover[MAX_PROCESSES], call[MAX_PROCESSES];
-	size_t n = 200, got = 0;
+	static uint64_t vdso[MAX_PROCESSES], vdso_worst[MAX_PROCESSES], first[MAX_PROCESSES],
+		handover[MAX_PROCESSES], call[MAX_PROCESSES], worst[MAX_PROCESSES];
+	size_t n = 200, got = 0, got_vdso = 0;
+	struct cyclock__info info;
+	struct report r;
 	pid_t busy[64];
 	int nbusy = 0;
 	bool want_busy = false;
 
 	if (argc > 1 && !strcmp(argv[1], "--child"))
-		return child();
+		return child(false);
+	if (argc > 1 && !strcmp(argv[1], "--child-vdso"))
+		return child(true);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--busy"))
 			want_busy = true;
@@ -139,28 +195,46 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (cyclock_init(0) != CYCLOCK_USING_COUNTER) {
+		fprintf(stderr, "%s: the library does not use the counter here: %s\n", argv[0],
+			cyclock_describe());
+		return 1;
+	}
+	cyclock__get_info(&info);
+	hz = info.hz;
 	if (want_busy)
 		nbusy = start_busy(busy, 64);
-	for (size_t i = 0; i < n; i++)
-		got += run_one("/proc/self/exe", &first[got], &handover[got], &call[got]);
+	for (size_t i = 0; i < n; i++) {
+		if (run_one("/proc/self/exe", true, &r)) {
+			vdso_worst[got_vdso] = r.worst;
+			vdso[got_vdso++] = r.first;
+		}
+		if (run_one("/proc/self/exe", false, &r)) {
+			first[got] = r.first;
+			handover[got] = r.handover;
+			call[got] = r.call;
+			worst[got++] = r.worst;
+		}
+	}
 	for (int k = 0; k < nbusy; k++) {
 		kill(busy[k], SIGKILL);
 		waitpid(busy[k], NULL, 0);
 	}
-	if (!got) {
+	if (!got || !got_vdso) {
 		fprintf(stderr, "%s: no process reported\n", argv[0]);
 		return 1;
 	}
-	qsort(first, got, sizeof(first[0]), cmp_u64);
-	qsort(handover, got, sizeof(handover[0]), cmp_u64);
-	qsort(call, got, sizeof(call[0]), cmp_u64);
-	printf("first cyclock_now() of %zu fresh processes%s: median %.1f us, p90 %.1f us, "
-	       "p99 %.1f us, max %.1f us\n",
-	       got, nbusy ? ", every CPU busy" : "", pct(first, got, 0.5), pct(first, got, 0.9),
-	       pct(first, got, 0.99), pct(first, got, 1.0));
-	printf("counter in use from the first call on after: median %.1f us, p99 %.1f us; "
-	       "the read that starts it: median %.1f us, p99 %.1f us\n",
-	       pct(handover, got, 0.5), pct(handover, got, 0.99), pct(call, got, 0.5),
-	       pct(call, got, 0.99));
+	printf("%zu fresh processes of each kind%s, counter at %.3f MHz\n", got,
+	       nbusy ? ", every CPU busy" : "", hz / 1e6);
+	print_spread("first clock_gettime(CLOCK_MONOTONIC)", vdso, got_vdso);
+	print_spread("first cyclock_now()", first, got);
+	printf("first-read ratio (medians): %.2fx\n", pct(first, got, 0.5) / pct(vdso, got_vdso, 0.5));
+	print_spread("the counter in use from the first read on after", handover, got);
+	print_spread("the read that starts it", call, got);
+	print_spread("each process's costliest cyclock_now() after its first, to 5 ms past the "
+		     "hand-over",
+		     worst, got);
+	print_spread("each process's costliest clock_gettime() after its first, over as long",
+		     vdso_worst, got_vdso);
 	return 0;
 }
