@@ -32,7 +32,7 @@ void cyclock__get_info(struct cyclock__info *info)
 	info->using_counter = cyclock__host.using_counter;
 	info->local_percpu = cyclock__host.local_percpu;
 	info->counter = CYCLOCK_ARCH_COUNTER_NAME;
-	info->why = cyclock__host.why;
+	info->why = cyclock__host.why ? cyclock__host.why : "";
 	info->hz_hint = cyclock__host.hz_hint;
 	info->hz_source = cyclock__host.hz_source ? cyclock__host.hz_source : "";
 	info->warp_cyc = cyclock__host.warp_cyc;

@@ -6,10 +6,11 @@
  * that finds it under way reads the kernel's clock meanwhile (the
  * timelines start in kernel mode) instead of waiting.  A read never
  * waits for it either: the first read does the first half (microseconds:
- * the first sample, no CPUID) and returns the kernel's clock, and the
- * first read at least 500 us later (the frequency's span) the second: the
- * checks (CPUID, which costs 5 us in a KVM guest, and sysfs), the
- * frequency, the ordered reads' timing and the timelines.  It runs
+ * the first sample, no CPUID) and returns the kernel's clock; the reads
+ * during the frequency's span (500 us) each do one of the second half's
+ * checks ahead of it (a CPUID leaf, 5 us in a KVM guest; the kernel's
+ * clocksource; the ordered reads' timing), and the first read after it
+ * the rest: the frequency and the timelines.  It runs
  * shielded from signals and cancellation (cyclock__shield()), so that no
  * caller can leave it half-done (a handler that longjmps out,
  * pthread_cancel()); a child of a raw fork system call, whose
@@ -25,8 +26,13 @@
 
 struct cyclock__host cyclock__host;
 
-/* The kernel's clocks, for every reader, because of @fmt. */
-#define use_kernel(...) snprintf(cyclock__host.why, sizeof(cyclock__host.why), __VA_ARGS__)
+/* The kernel's clocks, for every reader, because of @why (a string of
+ * static duration: no snprintf() on a first read, whose first call costs
+ * page faults). */
+static void use_kernel(const char *why)
+{
+	cyclock__host.why = why;
+}
 
 /* How long the frequency is measured, when the hardware does not state it. */
 #define FREQ_SPAN_NS (500 * NSEC_PER_USEC)
@@ -55,18 +61,29 @@ static double frequency(const struct cyclock__sample *s0, struct cyclock__sample
  * the kernel's word, whose clocksource this counter is (the vDSO takes
  * it: the kernel checks the counters' agreement as it brings each CPU up,
  * and its watchdog checks the clocksource against another). */
+static void read_clocksource(void)
+{
+	cyclock__host.clocksource_read =
+		cyclock__kernel_clocksource(cyclock__host.clocksource,
+					    sizeof(cyclock__host.clocksource))
+			? 1
+			: -1;
+}
+
 static const char *distrust(bool warp)
 {
 	static char why[96];
-	char cs[64];
 	int cpu[2];
 
 	if (!cyclock__host.invariant)
 		return "the " CYCLOCK_ARCH_COUNTER_NAME " is not invariant";
-	if (!cyclock__kernel_clocksource(cs, sizeof(cs)))
+	if (!cyclock__host.clocksource_read)
+		read_clocksource();
+	if (cyclock__host.clocksource_read < 0)
 		return "the kernel's clocksource cannot be read";
-	if (strcmp(cs, CYCLOCK_ARCH_KERNEL_CLOCKSOURCE)) {
-		snprintf(why, sizeof(why), "the kernel's clocksource is %s", cs);
+	if (strcmp(cyclock__host.clocksource, CYCLOCK_ARCH_KERNEL_CLOCKSOURCE)) {
+		snprintf(why, sizeof(why), "the kernel's clocksource is %s",
+			 cyclock__host.clocksource);
 		return why;
 	}
 	if (!warp || cyclock__allowed_cpus(cpu) < 2)
@@ -204,11 +221,11 @@ static void init_finish(void)
 		checks(false);
 	why = cyclock__host.distrust;
 	if (why && force != FORCE_COUNTER && cyclock__host.no_local)
-		use_kernel("%s", why); /* no per-CPU clock, so no frequency needed */
+		use_kernel(why); /* no per-CPU clock, so no frequency needed */
 	else if ((hz = frequency(&cyclock__host.first_raw, &s1)) < 1e3)
-		use_kernel("the %s does not advance", CYCLOCK_ARCH_COUNTER_NAME);
+		use_kernel("the " CYCLOCK_ARCH_COUNTER_NAME " does not advance");
 	else if (why && force != FORCE_COUNTER)
-		use_kernel("%s", why);
+		use_kernel(why);
 	else
 		start_timelines(hz, &s1);
 	snprintf(cyclock__host.notes, sizeof(cyclock__host.notes), "%s%s%s",
@@ -249,9 +266,12 @@ static bool init(unsigned int flags)
 	uint64_t t0 = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW);
 
 	/* From scratch: a child of fork() may redo an init its parent left half-done. */
-	cyclock__host.why[0] = cyclock__host.notes[0] = '\0';
+	cyclock__host.why = NULL;
+	cyclock__host.notes[0] = '\0';
 	cyclock__host.using_counter = cyclock__host.local_percpu = cyclock__host.warp_ran = false;
 	cyclock__host.begun = cyclock__host.checked = false;
+	cyclock__host.clocksource_read = 0;
+	atomic_store_explicit(&cyclock__host.ahead_done, false, memory_order_relaxed);
 	cyclock__host.deferred = flags & CYCLOCK__INIT_DEFER;
 	cyclock__host.no_local = flags & CYCLOCK__INIT_NO_LOCAL;
 	cyclock__host.init_ns = 0;
@@ -261,7 +281,7 @@ static bool init(unsigned int flags)
 		use_kernel("CYCLOCK_SOURCE=kernel");
 	else if (!CYCLOCK_ARCH_HAS_COUNTER)
 		use_kernel("no user-space counter on this architecture");
-	if (cyclock__host.why[0]) {
+	if (cyclock__host.why) {
 		cyclock__host.init_ns = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - t0;
 		return false;
 	}
@@ -312,17 +332,49 @@ static void second_half(void)
 	atomic_store_explicit(&cyclock__host.state, INIT_DONE, memory_order_release);
 }
 
-/* The second half, if init's first sample is old enough for the
- * frequency not to wait (or the first half's checks found it stated: at
- * the next read). */
-static void finish_if_due(void)
+/*
+ * One piece of the second half's checks, ahead of it: a CPUID leaf, the
+ * kernel's clocksource, the ordered reads' timing; false when none is
+ * left.  Each costs a read 5 to 10 us, where all of them at once cost the
+ * read that starts the counter 60 to 100 (docs/hosted.md).
+ */
+static bool check_ahead(void)
+{
+	if (cyclock__cpuid_ahead())
+		return true;
+	if (!cyclock__host.clocksource_read) {
+		read_clocksource();
+		return true;
+	}
+	/* The reads are timed only for a counter the kernel uses. */
+	return cyclock__host.clocksource_read > 0 &&
+	       !strcmp(cyclock__host.clocksource, CYCLOCK_ARCH_KERNEL_CLOCKSOURCE) &&
+	       cyclock__ordered_time();
+}
+
+/* Whether a read in MEASURING has work to do: the second half, if init's
+ * first sample is old enough for the frequency not to wait (or the first
+ * half's checks found it stated: at the next read), else a check ahead. */
+static bool measuring_work(uint64_t *now)
+{
+	*now = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW);
+	return *now >= cyclock__host.finish_ns ||
+	       !atomic_load_explicit(&cyclock__host.ahead_done, memory_order_relaxed);
+}
+
+static void measuring_step(uint64_t now)
 {
 	uint32_t measuring = INIT_MEASURING;
 
-	if (cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) < cyclock__host.finish_ns)
+	if (!atomic_compare_exchange_strong(&cyclock__host.state, &measuring, INIT_BUSY))
 		return;
-	if (atomic_compare_exchange_strong(&cyclock__host.state, &measuring, INIT_BUSY))
+	if (now >= cyclock__host.finish_ns) {
 		second_half();
+		return;
+	}
+	if (!check_ahead())
+		atomic_store_explicit(&cyclock__host.ahead_done, true, memory_order_relaxed);
+	atomic_store_explicit(&cyclock__host.state, INIT_MEASURING, memory_order_release);
 }
 
 /*
@@ -357,15 +409,16 @@ void cyclock__init_once(unsigned int flags)
 {
 	uint32_t state = atomic_load_explicit(&cyclock__host.state, memory_order_acquire);
 	struct cyclock__shield shield;
+	uint64_t now;
 
-	if (state == INIT_DONE)
+	if (state == INIT_DONE || (state == INIT_MEASURING && !measuring_work(&now)))
 		return;
 	cyclock__shield(&shield);
 	state = INIT_NONE;
 	if (atomic_compare_exchange_strong(&cyclock__host.state, &state, INIT_BUSY))
 		first_half(flags);
-	else if (state == INIT_MEASURING)
-		finish_if_due();
+	else if (state == INIT_MEASURING && measuring_work(&now))
+		measuring_step(now);
 	else if (state == INIT_BUSY)
 		take_over(flags);
 	cyclock__unshield(&shield);

@@ -14,6 +14,11 @@
 #include <signal.h>
 #include <time.h>
 
+/* The arch header's CPUID answered from a cache (platform.c), each leaf
+ * asked once: before cyclock.h, which includes the arch header. */
+void cyclock__cpuid(unsigned int leaf, unsigned int r[4]);
+#define CYCLOCK_ARCH_CPUID(leaf, r) cyclock__cpuid((leaf), (r))
+
 #include "cyclock.h"
 #include "cyclock/timeline.h"
 
@@ -137,7 +142,7 @@ struct cyclock__host {
 	 * load them before that check, where ThreadSanitizer sees the race. */
 	CYCLOCK_ATOMIC(bool) using_counter;
 	CYCLOCK_ATOMIC(bool) local_percpu;
-	char why[160];                     /* why the kernel's clocks are used */
+	const char *why;                   /* why the kernel's clocks are used, or NULL */
 	char notes[160];                   /* what init found, for describe() */
 	double hz_hint;
 	const char *hz_source;
@@ -165,6 +170,9 @@ struct cyclock__host {
 	bool checked;                      /* and distrust, hz_stated, invariant are known */
 	bool invariant;                    /* the counter's rate is constant (CPUID) */
 	bool deferred;                     /* CYCLOCK__INIT_DEFER */
+	int clocksource_read;              /* the kernel's clocksource: 0 not read yet, */
+	char clocksource[32];              /* 1 this, -1 could not be read */
+	CYCLOCK_ATOMIC(bool) ahead_done;   /* nothing left to check ahead (init.c) */
 	bool no_local;                     /* CYCLOCK__INIT_NO_LOCAL */
 };
 
@@ -181,6 +189,8 @@ uint64_t cyclock__kernel_ns(clockid_t id);
 int cyclock__env_source(void);
 int cyclock__env_ordered(void);
 void cyclock__say_ordered_refused(uint32_t how, const char *why);
+bool cyclock__cpuid_ahead(void);       /* one more leaf into the cache; false if none left */
+unsigned int cyclock__cpuid_asked(void); /* CPUID instructions run so far */
 bool cyclock__counter_invariant(void);
 uint64_t cyclock__counter_hz_hint(const char **how);
 bool cyclock__kernel_clocksource(char *name, size_t len);
@@ -198,6 +208,7 @@ void cyclock__unshield(const struct cyclock__shield *s);
 /* ordered.c: which ordered read (timeline.how); @hz 0: the one that needs
  * no asking, or the one CYCLOCK_ORDERED_READ names. */
 void cyclock__ordered_choose(double hz);
+bool cyclock__ordered_time(void); /* the reads timed, once; false if done already */
 
 /* The ordered read the readers use (both timelines have the same), for
  * the writer's and the slow path's reads. */

@@ -5,13 +5,13 @@
  * the read on this CPU (cyclock_arch_ordered_works()).  Initialisation's
  * first half takes the one that works everywhere
  * (CYCLOCK_ARCH_ORDERED_ANY), without asking CPUID; its second half,
- * once the counter is to be used, times those that work against each
- * other.
+ * once the counter is to be used, takes the cheapest of those that work,
+ * timed against each other ahead of it (at a read while the frequency is
+ * measured: init.c) or then.
  * Every choice orders the read, so it is stored plainly, at any moment:
  * a reader that sees the old one is as right as one that sees the new.
  */
 #define _GNU_SOURCE
-#include <stdio.h>
 
 #include "internal.h"
 
@@ -29,19 +29,23 @@ static uint64_t round_cost(uint32_t how)
 	return cyclock_arch_counter() - t0;
 }
 
-/* The cheapest of the reads that work, timed at @hz.  The one that works
- * everywhere, the slowest by its two fences, is left out: the caller asks
- * only when another works too. */
-static uint32_t cheapest(const bool works_here[], double hz, char *why, size_t len)
-{
-	uint64_t best[CYCLOCK_ARCH_ORDERED_HOWS];
-	uint32_t pick = CYCLOCK_ARCH_ORDERED_HOWS;
-	bool works[CYCLOCK_ARCH_ORDERED_HOWS];
-	int n = 0;
+/* What cyclock__ordered_time() found: READS reads of each read that works
+ * here, the best round, in counts; UINT64_MAX for the others.  The one
+ * that works everywhere, the slowest by its two fences, is left out: it is
+ * chosen only when no other works. */
+static uint64_t best[CYCLOCK_ARCH_ORDERED_HOWS];
+static bool timed;
 
+bool cyclock__ordered_time(void)
+{
+	bool works[CYCLOCK_ARCH_ORDERED_HOWS];
+	const char *why;
+
+	if (timed)
+		return false;
 	for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS; h++) {
 		best[h] = UINT64_MAX;
-		works[h] = works_here[h] && h != CYCLOCK_ARCH_ORDERED_ANY;
+		works[h] = h != CYCLOCK_ARCH_ORDERED_ANY && cyclock_arch_ordered_works(h, &why);
 	}
 	for (int r = 0; r < ROUNDS; r++)
 		for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS; h++) {
@@ -49,48 +53,93 @@ static uint32_t cheapest(const bool works_here[], double hz, char *why, size_t l
 
 			best[h] = c < best[h] ? c : best[h];
 		}
+	timed = true;
+	return true;
+}
+
+/* @s at *@n in @dst of @len, NUL-terminated: no snprintf() on a read
+ * (its first call in a process costs page faults). */
+static void put(char *dst, size_t len, size_t *n, const char *s)
+{
+	while (*s && *n + 1 < len)
+		dst[(*n)++] = *s++;
+	dst[*n] = '\0';
+}
+
+/* @tenths / 10 with one decimal, at *@n. */
+static void put_tenths(char *dst, size_t len, size_t *n, uint64_t tenths)
+{
+	char digits[24];
+	int i = (int)sizeof(digits) - 1;
+
+	digits[i] = '\0';
+	digits[--i] = (char)('0' + tenths % 10);
+	digits[--i] = '.';
+	tenths /= 10;
+	do
+		digits[--i] = (char)('0' + tenths % 10);
+	while ((tenths /= 10) && i > 0);
+	put(dst, len, n, digits + i);
+}
+
+/* The cheapest of the reads that work (timed once, ahead of the choice or
+ * now), and each one's cost at @hz into @costs. */
+static uint32_t cheapest(double hz, char *costs, size_t len)
+{
+	uint32_t pick = CYCLOCK_ARCH_ORDERED_HOWS;
+	size_t n = 0;
+
+	cyclock__ordered_time();
 	/* Cheaper by more than 1/32 to displace an earlier one: noise keeps the first. */
 	for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS; h++)
-		if (works[h] && (pick == CYCLOCK_ARCH_ORDERED_HOWS ||
-				 best[h] + best[h] / 32 < best[pick]))
+		if (best[h] != UINT64_MAX && (pick == CYCLOCK_ARCH_ORDERED_HOWS ||
+					      best[h] + best[h] / 32 < best[pick]))
 			pick = h;
-	for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS && (size_t)n < len; h++)
-		if (works[h])
-			n += snprintf(why + n, len - (size_t)n, "%s%s %.1f ns", n ? ", " : "",
-				      cyclock_arch_ordered_name(h),
-				      (double)best[h] / READS * 1e9 / hz);
+	costs[0] = '\0';
+	for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS; h++)
+		if (best[h] != UINT64_MAX) {
+			put(costs, len, &n, n ? ", " : "");
+			put(costs, len, &n, cyclock_arch_ordered_name(h));
+			put(costs, len, &n, " ");
+			put_tenths(costs, len, &n, (uint64_t)((double)best[h] * 1e10 / READS / hz + 0.5));
+			put(costs, len, &n, " ns");
+		}
 	return pick;
 }
 
 void cyclock__ordered_choose(double hz)
 {
-	char *why = cyclock__host.ordered_why, costs[96] = "";
-	size_t len = sizeof(cyclock__host.ordered_why);
-	int forced = cyclock__env_ordered();
+	char *why = cyclock__host.ordered_why, costs[96];
+	size_t len = sizeof(cyclock__host.ordered_why), n = 0;
+	/* The first half asks nothing (CPUID is slow in a guest), not even
+	 * about the read CYCLOCK_ORDERED_READ names: the second half does. */
+	int forced = hz > 0 ? cyclock__env_ordered() : -1;
 	bool works[CYCLOCK_ARCH_ORDERED_HOWS];
 	const char *how_why[CYCLOCK_ARCH_ORDERED_HOWS];
 	uint32_t how = CYCLOCK_ARCH_ORDERED_ANY, usable = 0;
 
 	for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS; h++) {
 		how_why[h] = "";
-		/* Untimed, ask only about the one named: CPUID is slow in a guest. */
-		works[h] = (hz > 0 || (int)h == forced || h == CYCLOCK_ARCH_ORDERED_ANY) &&
+		works[h] = (hz > 0 || h == CYCLOCK_ARCH_ORDERED_ANY) &&
 			   cyclock_arch_ordered_works(h, &how_why[h]);
 		usable += works[h];
 	}
 	if (forced >= 0 && works[forced]) {
 		how = (uint32_t)forced;
-		snprintf(why, len, "forced by CYCLOCK_ORDERED_READ; %s", how_why[how]);
+		put(why, len, &n, "forced by CYCLOCK_ORDERED_READ; ");
 	} else {
 		if (forced >= 0)
 			cyclock__say_ordered_refused((uint32_t)forced, how_why[forced]);
 		if (hz > 0 && usable > 1) {
-			how = cheapest(works, hz, costs, sizeof(costs));
-			snprintf(why, len, "the cheapest here (%s); %s", costs, how_why[how]);
-		} else {
-			snprintf(why, len, "%s%s", hz > 0 ? "" : "not chosen yet; ", how_why[how]);
+			how = cheapest(hz, costs, sizeof(costs));
+			put(why, len, &n, "the cheapest here (");
+			put(why, len, &n, costs);
+			put(why, len, &n, "); ");
+		} else if (hz <= 0) {
+			put(why, len, &n, "not chosen yet; ");
 		}
 	}
+	put(why, len, &n, how_why[how]);
 	cyclock__host.ordered = how;
 	atomic_store_explicit(&cyclock__mono.how, (uint16_t)how, memory_order_relaxed);
 	atomic_store_explicit(&cyclock__raw.how, (uint16_t)how, memory_order_relaxed);

@@ -45,6 +45,16 @@ static int kernel_adjtimex(struct timex *tx)
 	return cyclock_sim_adjtimex(tx);
 }
 
+bool cyclock__cpuid_ahead(void)
+{
+	return false; /* no CPUID in simulation */
+}
+
+unsigned int cyclock__cpuid_asked(void)
+{
+	return 0;
+}
+
 bool cyclock__counter_invariant(void)
 {
 	return sim_cfg.invariant;
@@ -83,6 +93,65 @@ int cyclock__kernel_gettime(clockid_t id, struct timespec *ts)
 {
 	return clock_gettime(id, ts);
 }
+
+#ifdef CYCLOCK_ARCH_CPUID_LEAVES
+/* The leaves the arch header's checks ask, each asked of the CPU once:
+ * written by the initialising thread only (init.c), which alone reads it. */
+static const unsigned int cpuid_leaf[] = { CYCLOCK_ARCH_CPUID_LEAVES };
+static struct {
+	unsigned int r[4];
+	bool have;
+} cpuid_cache[sizeof(cpuid_leaf) / sizeof(cpuid_leaf[0])];
+
+static unsigned int cpuid_asked; /* CPUID instructions run: for the tests */
+
+static void cpuid_fetch(size_t i)
+{
+	__cpuid_count(cpuid_leaf[i], 0, cpuid_cache[i].r[0], cpuid_cache[i].r[1],
+		      cpuid_cache[i].r[2], cpuid_cache[i].r[3]);
+	cpuid_cache[i].have = true;
+	cpuid_asked++;
+}
+
+unsigned int cyclock__cpuid_asked(void)
+{
+	return cpuid_asked;
+}
+
+void cyclock__cpuid(unsigned int leaf, unsigned int r[4])
+{
+	for (size_t i = 0; i < sizeof(cpuid_leaf) / sizeof(cpuid_leaf[0]); i++)
+		if (cpuid_leaf[i] == leaf) {
+			if (!cpuid_cache[i].have)
+				cpuid_fetch(i);
+			memcpy(r, cpuid_cache[i].r, sizeof(cpuid_cache[i].r));
+			return;
+		}
+	__cpuid_count(leaf, 0, r[0], r[1], r[2], r[3]);
+	cpuid_asked++;
+}
+
+/* Ask the next leaf not asked yet; false if none is left. */
+bool cyclock__cpuid_ahead(void)
+{
+	for (size_t i = 0; i < sizeof(cpuid_leaf) / sizeof(cpuid_leaf[0]); i++)
+		if (!cpuid_cache[i].have) {
+			cpuid_fetch(i);
+			return true;
+		}
+	return false;
+}
+#else
+bool cyclock__cpuid_ahead(void)
+{
+	return false;
+}
+
+unsigned int cyclock__cpuid_asked(void)
+{
+	return 0;
+}
+#endif
 
 static int kernel_adjtimex(struct timex *tx)
 {

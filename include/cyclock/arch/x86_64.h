@@ -11,11 +11,25 @@
 #define CYCLOCK_ARCH_X86_64_H
 
 #include <cpuid.h>
-#include <stddef.h> /* NULL, for __get_cpuid_max() */
 #include <stdint.h>
 
 #define CYCLOCK_ARCH_COUNTER_NAME "tsc"
 #define CYCLOCK_ARCH_HAS_COUNTER 1
+
+/*
+ * CPUID leaf @leaf (sub-leaf 0) into unsigned int @r[4] (EAX, EBX, ECX,
+ * EDX), for the checks below.  Each costs about 5 us in a KVM guest (it
+ * traps to the hypervisor), so a program may define CYCLOCK_ARCH_CPUID
+ * before including this header to answer from a cache: the hosted library
+ * asks each leaf of CYCLOCK_ARCH_CPUID_LEAVES once, one per read, ahead of
+ * the checks (docs/hosted.md, "Initialisation").
+ */
+#ifndef CYCLOCK_ARCH_CPUID
+#define CYCLOCK_ARCH_CPUID(leaf, r) __cpuid_count((leaf), 0, (r)[0], (r)[1], (r)[2], (r)[3])
+#endif
+#define CYCLOCK_ARCH_CPUID_LEAVES                                                            \
+	0x0u, 0x80000000u, 0x80000007u, 0x80000001u, 0x80000021u, 0x1u, 0x15u, 0x40000000u, \
+		0x40000010u
 
 /* Unordered: may execute before earlier or after later instructions. */
 static inline uint64_t cyclock_arch_counter(void)
@@ -86,7 +100,7 @@ static inline const char *cyclock_arch_ordered_name(uint32_t how)
  */
 static inline int cyclock_arch_ordered_works(uint32_t how, const char **why)
 {
-	unsigned int a, b, c, d;
+	unsigned int r[4];
 
 	if (how == CYCLOCK_ARCH_ORDERED_ANY) {
 		*why = "mfence;lfence: one of them orders rdtsc on every x86-64 CPU";
@@ -94,19 +108,20 @@ static inline int cyclock_arch_ordered_works(uint32_t how, const char **why)
 	}
 	if (!how) { /* every x86-64 CPU has leaf 0x80000001 (long mode is in it) */
 		*why = "rdtscp: CPUID 0x80000001 EDX bit 27";
-		__cpuid(0x80000001, a, b, c, d);
-		return d >> 27 & 1;
+		CYCLOCK_ARCH_CPUID(0x80000001u, r);
+		return r[3] >> 27 & 1;
 	}
-	__cpuid(0, a, b, c, d);
-	if (b == 0x756e6547 && d == 0x49656e69 && c == 0x6c65746e) { /* GenuineIntel */
+	CYCLOCK_ARCH_CPUID(0x0u, r);
+	if (r[1] == 0x756e6547 && r[3] == 0x49656e69 && r[2] == 0x6c65746e) { /* GenuineIntel */
 		*why = "LFENCE serializes: Intel documents it";
 		return 1;
 	}
 	*why = "LFENCE serializes: CPUID 0x80000021 EAX bit 2";
-	if ((unsigned int)__get_cpuid_max(0x80000000, NULL) < 0x80000021u)
+	CYCLOCK_ARCH_CPUID(0x80000000u, r);
+	if (r[0] < 0x80000021u)
 		return 0;
-	__cpuid(0x80000021, a, b, c, d);
-	return a >> 2 & 1;
+	CYCLOCK_ARCH_CPUID(0x80000021u, r);
+	return r[0] >> 2 & 1;
 }
 #define cyclock_arch_ordered_works cyclock_arch_ordered_works
 
@@ -131,11 +146,13 @@ static inline uint64_t cyclock_arch_counter_cpu(unsigned int *cpu)
  * P-, C- and T-state. */
 static inline int cyclock_arch_counter_invariant(void)
 {
-	unsigned int a, b, c, d;
+	unsigned int r[4];
 
-	if (!__get_cpuid(0x80000007, &a, &b, &c, &d))
+	CYCLOCK_ARCH_CPUID(0x80000000u, r);
+	if (r[0] < 0x80000007u)
 		return 0;
-	return (d >> 8) & 1;
+	CYCLOCK_ARCH_CPUID(0x80000007u, r);
+	return (r[3] >> 8) & 1;
 }
 #define cyclock_arch_counter_invariant cyclock_arch_counter_invariant
 
@@ -146,26 +163,27 @@ static inline int cyclock_arch_counter_invariant(void)
  */
 static inline uint64_t cyclock_arch_counter_hz_hint(const char **how)
 {
-	unsigned int a, b, c, d;
+	unsigned int r[4];
 
-	if (__get_cpuid_max(0, NULL) >= 0x15) {
-		__cpuid_count(0x15, 0, a, b, c, d);
-		if (a && b && c) {
+	CYCLOCK_ARCH_CPUID(0x0u, r);
+	if (r[0] >= 0x15) {
+		CYCLOCK_ARCH_CPUID(0x15u, r);
+		if (r[0] && r[1] && r[2]) {
 			*how = "CPUID leaf 0x15";
-			return (uint64_t)c * b / a;
+			return (uint64_t)r[2] * r[1] / r[0];
 		}
 	}
-	__cpuid(0x1, a, b, c, d);
-	if (!(c >> 31)) /* no hypervisor */
+	CYCLOCK_ARCH_CPUID(0x1u, r);
+	if (!(r[2] >> 31)) /* no hypervisor */
 		return 0;
-	__cpuid(0x40000000, a, b, c, d);
-	if (a < 0x40000010)
+	CYCLOCK_ARCH_CPUID(0x40000000u, r);
+	if (r[0] < 0x40000010u)
 		return 0;
-	__cpuid(0x40000010, a, b, c, d);
-	if (!a)
+	CYCLOCK_ARCH_CPUID(0x40000010u, r);
+	if (!r[0])
 		return 0;
 	*how = "hypervisor CPUID leaf 0x40000010";
-	return (uint64_t)a * 1000;
+	return (uint64_t)r[0] * 1000;
 }
 #define cyclock_arch_counter_hz_hint cyclock_arch_counter_hz_hint
 
