@@ -79,7 +79,8 @@ struct cyclock__seg_ext {
 struct cyclock__timeline {
 	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint64_t) seq;
 	CYCLOCK_ATOMIC(uint16_t) shift;
-	CYCLOCK_ATOMIC(uint16_t) how; /* the ordered read: cyclock_arch_counter_ordered_how() */
+	CYCLOCK_ATOMIC(uint16_t) how; /* the ordered read: cyclock_arch_counter_ordered_how(),
+				       * or CYCLOCK__HOW_KERNEL */
 	struct cyclock__seg seg[2];
 	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) struct cyclock__seg_ext ext[2];
 	/* The counter at the last read that served the kernel's clock and
@@ -105,6 +106,10 @@ struct cyclock__coarse {
 
 /* What a read is for: which counter read the fast path takes, and which
  * kernel clock the slow path falls back to and which offset it adds. */
+/* timeline.how when the library does not use the counter: every read
+ * takes the slow path, which reads the kernel's clock, without reading
+ * the counter first. */
+#define CYCLOCK__HOW_KERNEL 0xffffu
 #define CYCLOCK__ORDERED 1u /* the ordered counter read (timeline.how), not the plain one */
 #define CYCLOCK__REAL 2u    /* add off_real */
 #define CYCLOCK__BOOT 4u    /* add off_boot */
@@ -189,9 +194,9 @@ CYCLOCK__READER uint64_t cyclock__counter_ordered(const struct cyclock__timeline
  * The fast path of every counter clock, in two parts: *base, the clock at
  * the segment's start (epoch_ns plus the offsets @kind asks for), and
  * *since, the ns since then.  false: the counter is outside the middle
- * piece (or the library is not using it), and the caller takes the slow
- * path, with *base the sequence and *since the counter it read, for
- * cyclock__slow().  @kind is a constant at each call site, so the
+ * piece (or the library is not using it: then without reading it), and
+ * the caller takes the slow path, with *base the sequence and *since the
+ * counter it read, for cyclock__slow().  @kind is a constant at each call site, so the
  * branches on it fold away.  The ordered counter read waits for every
  * earlier load, the word's among them, so a reader that sees a newer copy
  * also reads a later counter than the writer that made it.
@@ -205,11 +210,19 @@ CYCLOCK__READER bool cyclock__read_parts(struct cyclock__timeline *tl, unsigned 
 {
 	const struct cyclock__seg *s;
 	uint64_t word, cyc, delta;
+	uint32_t how;
 
 	do {
 		word = cyclock__tl_begin(tl);
+		how = atomic_load_explicit(&tl->how, memory_order_relaxed);
+		if (cyclock_unlikely(how == CYCLOCK__HOW_KERNEL)) {
+			*base = word;
+			*since = 0;
+			return false;
+		}
 		s = &tl->seg[word & 1];
-		cyc = (kind & CYCLOCK__ORDERED) ? cyclock__counter_ordered(tl) : cyclock_arch_counter();
+		cyc = (kind & CYCLOCK__ORDERED) ? cyclock_arch_counter_ordered_how(how)
+						: cyclock_arch_counter();
 		delta = cyc - cyclock__load64(&s->epoch_cyc);
 		if (cyclock_unlikely(delta >= atomic_load_explicit(&s->horizon_cyc,
 								   memory_order_relaxed))) {

@@ -313,23 +313,34 @@ __attribute__((constructor)) static void register_fork_child(void)
 	cyclock__at_load();
 }
 
+/* Initialisation's end: without the counter, the readers' fast path
+ * goes straight to the kernel's clock (CYCLOCK__HOW_KERNEL). */
+static void done(void)
+{
+	if (!cyclock__host.using_counter) {
+		atomic_store_explicit(&cyclock__mono.how, CYCLOCK__HOW_KERNEL, memory_order_release);
+		atomic_store_explicit(&cyclock__raw.how, CYCLOCK__HOW_KERNEL, memory_order_release);
+	}
+	atomic_store_explicit(&cyclock__host.state, INIT_DONE, memory_order_release);
+}
+
 static void first_half(unsigned int flags)
 {
-	uint32_t state = INIT_DONE;
-
 	atomic_store_explicit(&cyclock__host.init_pid, cyclock__pid(), memory_order_relaxed);
 	if (init(flags))
 		init_finish();
-	else if (cyclock__host.begun)
-		state = INIT_MEASURING;
-	atomic_store_explicit(&cyclock__host.state, state, memory_order_release);
+	else if (cyclock__host.begun) {
+		atomic_store_explicit(&cyclock__host.state, INIT_MEASURING, memory_order_release);
+		return;
+	}
+	done();
 }
 
 static void second_half(void)
 {
 	atomic_store_explicit(&cyclock__host.init_pid, cyclock__pid(), memory_order_relaxed);
 	init_finish();
-	atomic_store_explicit(&cyclock__host.state, INIT_DONE, memory_order_release);
+	done();
 }
 
 /*

@@ -85,15 +85,11 @@ void cyclock__sim_reset(const struct cyclock_sim_config *cfg)
 	memset(&cyclock__host, 0, sizeof(cyclock__host));
 	memset(&cyclock__mono, 0, sizeof(cyclock__mono));
 	memset(&cyclock__raw, 0, sizeof(cyclock__raw));
+	cyclock__mono.how = cyclock__raw.how = CYCLOCK_ARCH_ORDERED_ANY;
 	atomic_store(&cyclock__coarse.below, 0);
 	cyclock__local_reset();
 }
 #else
-int cyclock__kernel_gettime(clockid_t id, struct timespec *ts)
-{
-	return clock_gettime(id, ts);
-}
-
 #ifdef CYCLOCK_ARCH_CPUID_LEAVES
 /* The leaves the arch header's checks ask, each asked of the CPU once:
  * written by the initialising thread only (init.c), which alone reads it. */
@@ -338,15 +334,6 @@ void cyclock__unshield(const struct cyclock__shield *s)
 	pthread_setcancelstate(s->cancel_state, NULL);
 	pthread_setcanceltype(s->cancel_type, NULL);
 	pthread_sigmask(SIG_SETMASK, &s->mask, NULL);
-}
-
-uint64_t cyclock__kernel_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	if (cyclock__kernel_gettime(id, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
 /*

@@ -29,8 +29,10 @@ _Static_assert(offsetof(struct cyclock__timeline, ext) == 2 * CYCLOCK_CACHELINE,
 _Static_assert(offsetof(struct cyclock__timeline, served_cyc) == 3 * CYCLOCK_CACHELINE,
 	       "what served reads note down: line 3");
 
-struct cyclock__timeline cyclock__mono;
-struct cyclock__timeline cyclock__raw;
+/* Until initialisation has chosen, the ordered read that needs no asking
+ * (a CPU may lack another: x86-64's rdtscp, how 0). */
+struct cyclock__timeline cyclock__mono = { .how = CYCLOCK_ARCH_ORDERED_ANY };
+struct cyclock__timeline cyclock__raw = { .how = CYCLOCK_ARCH_ORDERED_ANY };
 
 static clockid_t kernel_id(unsigned int kind)
 {
@@ -197,7 +199,17 @@ static uint64_t timeline_slow(unsigned int kind, uint64_t word, uint64_t cyc)
 	}
 }
 
-uint64_t cyclock__slow(unsigned int kind, uint64_t word, uint64_t cyc)
+/* The kernel's clock of @kind, or cyclock_local()'s per-CPU clock. */
+static inline __attribute__((always_inline)) uint64_t kernel_value(unsigned int kind)
+{
+	if ((kind & CYCLOCK__LOCAL) && cyclock__host.local_percpu)
+		return cyclock__local_read();
+	return cyclock__kernel_ns(kernel_id(kind));
+}
+
+/* cyclock__slow() with a counter in use, or before initialisation. */
+static __attribute__((noinline)) uint64_t counter_slow(unsigned int kind, uint64_t word,
+							uint64_t cyc)
 {
 	/* A counter segment (horizon_cyc > 0) means initialised on the counter. */
 	if (!atomic_load_explicit(&(kind & CYCLOCK__RAW ? &cyclock__raw : &cyclock__mono)
@@ -207,13 +219,20 @@ uint64_t cyclock__slow(unsigned int kind, uint64_t word, uint64_t cyc)
 		if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) != INIT_DONE)
 			cyclock__init_once(CYCLOCK__INIT_DEFER);
 		if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) == INIT_DONE &&
-		    !cyclock__host.using_counter) {
-			if ((kind & CYCLOCK__LOCAL) && cyclock__host.local_percpu)
-				return cyclock__local_read();
-			return cyclock__kernel_ns(kernel_id(kind));
-		}
+		    !cyclock__host.using_counter)
+			return kernel_value(kind);
 	}
 	return timeline_slow(kind, word, cyc);
+}
+
+uint64_t cyclock__slow(unsigned int kind, uint64_t word, uint64_t cyc)
+{
+	/* No counter in use (set once initialised, with release): the
+	 * kernel's clock, for a load and a call more than its own. */
+	if (atomic_load_explicit(&(kind & CYCLOCK__RAW ? &cyclock__raw : &cyclock__mono)->how,
+				 memory_order_acquire) == CYCLOCK__HOW_KERNEL)
+		return kernel_value(kind);
+	return counter_slow(kind, word, cyc);
 }
 
 uint64_t cyclock_now(void)

@@ -80,8 +80,13 @@ static void expect_kernel_clocks(void)
 				expect_local_percpu(&last_local);
 				continue;
 			}
-			uint64_t lo = w_clock(readers[k].id), v = readers[k].fn();
+			uint64_t lo = w_clock(readers[k].id), calls = w.counter_calls;
+			uint64_t v = readers[k].fn();
 
+			/* Without the counter, no read reads it first. */
+			if (w.counter_calls != calls)
+				fail_msg("%s read the counter with no counter in use",
+					 readers[k].name);
 			expect_kernel_value(readers[k].name, readers[k].id, lo, v,
 					    w_clock(readers[k].id));
 		}

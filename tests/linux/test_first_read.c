@@ -107,6 +107,12 @@ static int first_call_child(size_t c)
 	if (atomic_load(&cyclock__host.state) != INIT_NONE)
 		return FAIL("%s: the library was initialised before its first call",
 			    clocks[c].name);
+	/* Its fast path reads the counter before anything is asked: with the
+	 * read every CPU has (x86-64's rdtscp, how 0, may be missing). */
+	if (atomic_load(&cyclock__mono.how) != CYCLOCK_ARCH_ORDERED_ANY ||
+	    atomic_load(&cyclock__raw.how) != CYCLOCK_ARCH_ORDERED_ANY)
+		return FAIL("%s: before the first call the readers would use %s",
+			    clocks[c].name, cyclock_arch_ordered_name(atomic_load(&cyclock__mono.how)));
 	k0 = kclock_ns(CLOCK_MONOTONIC);
 	v = clocks[c].read();
 	k1 = kclock_ns(CLOCK_MONOTONIC);
