@@ -139,14 +139,12 @@ uint64_t cyclock__coarse_below(uint64_t ns)
 	return b > ns ? b : ns;
 }
 
-/* The kernel's coarse clock, on cyclock's timeline (above). */
-static uint64_t kernel_coarse(void)
+/* @k, the kernel's coarse clock, on cyclock's timeline (above), past
+ * the cap. */
+static uint64_t past_cap(uint64_t k)
 {
-	uint64_t k = cyclock__kernel_ns(CLOCK_MONOTONIC_COARSE);
-	uint64_t b = atomic_load_explicit(&cyclock__coarse.below, memory_order_acquire);
+	uint64_t b;
 
-	if (cyclock_likely(k <= b))
-		return k;
 	if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) == INIT_DONE &&
 	    !cyclock__host.using_counter)
 		return k; /* every clock is the kernel's: below CLOCK_MONOTONIC */
@@ -162,12 +160,17 @@ static uint64_t kernel_coarse(void)
  * If the ticker failed to start meanwhile, the value goes back to 0 (the
  * kernel's coarse clock, which never reads less than this): the starter
  * stores 0 after it says so, and a raise it did not see is undone here.
+ * The common case first: the kernel's coarse clock below the cap and no
+ * ticker, for a load and a compare more than the kernel's clock.
  */
 uint64_t cyclock__coarse_slow(void)
 {
-	uint64_t ns = kernel_coarse();
+	uint64_t ns = cyclock__kernel_ns(CLOCK_MONOTONIC_COARSE);
 
-	if (atomic_load(&ticker_state) != TICKER_RUNNING)
+	if (cyclock_unlikely(ns > atomic_load_explicit(&cyclock__coarse.below,
+							memory_order_acquire)))
+		ns = past_cap(ns);
+	if (cyclock_likely(atomic_load(&ticker_state) != TICKER_RUNNING))
 		return ns;
 	ns = coarse_raise(ns);
 	if (atomic_load(&ticker_state) != TICKER_RUNNING)
