@@ -146,7 +146,7 @@ static uint64_t past_cap(uint64_t k)
 	uint64_t b;
 
 	if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) == INIT_DONE &&
-	    !cyclock__host.using_counter)
+	    !cyclock__setup.using_counter)
 		return k; /* every clock is the kernel's: below CLOCK_MONOTONIC */
 	/* Every later cyclock_now() is at least this one, which is the
 	 * kernel's clock or a little off it: past its coarse clock. */

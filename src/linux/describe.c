@@ -11,8 +11,8 @@
  * from the first and latest samples' brackets over their baseline. */
 static double current_hz(double *ppm)
 {
-	const struct cyclock__track *tr = &cyclock__host.raw;
-	const struct cyclock__sample *a = &cyclock__host.first_raw, *b = &tr->last;
+	const struct cyclock__track *tr = &cyclock__tracks.raw;
+	const struct cyclock__sample *a = &cyclock__setup.first_raw, *b = &tr->last;
 
 	*ppm = b->ns > a->ns ? cyclock__rate_unc(a, b, tr->rate) * 1e6 : 0;
 	return 1e9 / tr->rate;
@@ -29,38 +29,38 @@ void cyclock__get_info(struct cyclock__info *info)
 
 	for (int i = 0; i < 1000 && !(locked = cyclock__writer_try(me)); i++)
 		sched_yield();
-	info->using_counter = cyclock__host.using_counter;
-	info->local_percpu = cyclock__host.local_percpu;
+	info->using_counter = cyclock__setup.using_counter;
+	info->local_percpu = cyclock__setup.local_percpu;
 	info->counter = CYCLOCK_ARCH_COUNTER_NAME;
-	info->why = cyclock__host.why ? cyclock__host.why : "";
-	info->hz_hint = cyclock__host.hz_hint;
-	info->hz_source = cyclock__host.hz_source ? cyclock__host.hz_source : "";
-	info->warp_cyc = cyclock__host.warp_cyc;
-	info->ordered = cyclock_arch_ordered_name(cyclock__host.ordered);
-	info->ordered_why = cyclock__host.ordered_why;
-	info->init_ns = cyclock__host.init_ns;
-	if (cyclock__host.using_counter) {
+	info->why = cyclock__setup.why ? cyclock__setup.why : "";
+	info->hz_hint = cyclock__setup.hz_hint;
+	info->hz_source = cyclock__setup.hz_source ? cyclock__setup.hz_source : "";
+	info->warp_cyc = cyclock__setup.warp_cyc;
+	info->ordered = cyclock_arch_ordered_name(cyclock__setup.ordered);
+	info->ordered_why = cyclock__setup.ordered_why;
+	info->init_ns = cyclock__setup.init_ns;
+	if (cyclock__setup.using_counter) {
 		struct cyclock__segv v = cyclock__seg_load(&cyclock__mono);
 
 		info->hz = current_hz(&info->hz_ppm);
 		info->mult = v.mult;
-		info->shift = cyclock__host.shift;
+		info->shift = cyclock__setup.shift;
 		info->raw_mult = cyclock__seg_load(&cyclock__raw).mult;
-		info->interval_ns = (uint64_t)((double)cyclock__host.mono.interval *
-					       cyclock__host.raw.rate);
-		info->max_interval_ns = (uint64_t)((double)cyclock__host.max_int_cyc *
-						   cyclock__host.raw.rate);
-		info->resyncs = cyclock__host.mono.resyncs;
-		info->last_err_ns = cyclock__host.mono.last_err;
-		info->raw_last_err_ns = cyclock__host.raw.last_err;
-		info->kernel_spells = cyclock__host.mono.spells + cyclock__host.raw.spells;
-		info->rate_changes = cyclock__host.mono.rate_changes;
+		info->interval_ns = (uint64_t)((double)cyclock__tracks.mono.interval *
+					       cyclock__tracks.raw.rate);
+		info->max_interval_ns = (uint64_t)((double)cyclock__setup.max_int_cyc *
+						   cyclock__tracks.raw.rate);
+		info->resyncs = cyclock__tracks.mono.resyncs;
+		info->last_err_ns = cyclock__tracks.mono.last_err;
+		info->raw_last_err_ns = cyclock__tracks.raw.last_err;
+		info->kernel_spells = cyclock__tracks.mono.spells + cyclock__tracks.raw.spells;
+		info->rate_changes = cyclock__tracks.mono.rate_changes;
 		info->kernel_mode = !v.horizon_cyc;
-		info->kernel_why = cyclock__host.mono.kernel_why ? cyclock__host.mono.kernel_why
-				   : cyclock__host.raw.kernel_why ? cyclock__host.raw.kernel_why
+		info->kernel_why = cyclock__tracks.mono.kernel_why ? cyclock__tracks.mono.kernel_why
+				   : cyclock__tracks.raw.kernel_why ? cyclock__tracks.raw.kernel_why
 								  : "";
 	}
-	info->anomalies = atomic_load(&cyclock__host.anomalies);
+	info->anomalies = atomic_load(&cyclock__tracks.anomalies);
 	if (locked)
 		cyclock__writer_done();
 }
@@ -70,23 +70,23 @@ static const char *warp_note(void)
 	static _Thread_local char note[64];
 	int cpu[2];
 
-	if (!cyclock__host.warp_ran) {
+	if (!cyclock__setup.warp_ran) {
 		if (cyclock__allowed_cpus(cpu) < 2)
 			return "one CPU allowed: no cross-CPU check";
-		return cyclock__host.distrust
+		return cyclock__setup.distrust
 			       ? "no cross-CPU check (the counter was distrusted before it)"
 			       : "no cross-CPU check of ours: the kernel's word taken, as the vDSO "
 				 "does (cyclock_init(CYCLOCK_INIT_WARP_CHECK) runs one)";
 	}
-	if (cyclock__host.warp_cyc < 0)
+	if (cyclock__setup.warp_cyc < 0)
 		return "the cross-CPU check could not run";
-	if (cyclock__host.warp_turns < 100) {
+	if (cyclock__setup.warp_turns < 100) {
 		snprintf(note, sizeof(note), "cross-CPU check inconclusive (%llu turns)",
-			 (unsigned long long)cyclock__host.warp_turns);
+			 (unsigned long long)cyclock__setup.warp_turns);
 		return note;
 	}
 	snprintf(note, sizeof(note), "no warp between CPUs in %llu turns",
-		 (unsigned long long)cyclock__host.warp_turns);
+		 (unsigned long long)cyclock__setup.warp_turns);
 	return note;
 }
 
@@ -106,7 +106,7 @@ const char *cyclock_describe(void)
 		     "%s at %.6f MHz (%s %.3f MHz; now refined against CLOCK_MONOTONIC_RAW, "
 		     "+-%.3f ppm)%s%s; ordered read %s: %s; %s; ",
 		     in.counter, in.hz / 1e6, in.hz_source, in.hz_hint / 1e6, in.hz_ppm,
-		     cyclock__host.notes[0] ? ", " : "", cyclock__host.notes, in.ordered,
+		     cyclock__setup.notes[0] ? ", " : "", cyclock__setup.notes, in.ordered,
 		     in.ordered_why, warp_note());
 	if (in.kernel_mode)
 		snprintf(line + n, sizeof(line) - (size_t)n,

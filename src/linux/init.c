@@ -25,13 +25,34 @@
 #include "internal.h"
 
 struct cyclock__host cyclock__host;
+struct cyclock__setup cyclock__setup;
+struct cyclock__tracks cyclock__tracks;
+
+/* Between initialisation's two halves: what the first found and the
+ * second needs, this file's alone.  init() starts it over (a child of
+ * fork() may redo an initialisation its parent left half-done), all but
+ * want_warp, which cyclock_init() may set before. */
+static struct {
+	int force;                       /* FORCE_*, from CYCLOCK_SOURCE */
+	bool begun;                      /* the first half is done */
+	bool deferred;                   /* CYCLOCK__INIT_DEFER */
+	bool no_local;                   /* CYCLOCK__INIT_NO_LOCAL */
+	bool checked;                    /* and invariant, hz_stated are known: */
+	bool invariant;                  /* the counter's rate is constant (CPUID) */
+	uint64_t hz_stated;              /* by the hardware; 0: measure */
+	int clocksource_read;            /* the kernel's clocksource: 0 not read yet, */
+	char clocksource[32];            /* 1 this, -1 could not be read */
+	uint64_t finish_ns;              /* the second half from here (MONOTONIC_RAW) */
+	CYCLOCK_ATOMIC(bool) ahead_done; /* nothing left to check ahead */
+	CYCLOCK_ATOMIC(bool) want_warp;  /* cyclock_init(CYCLOCK_INIT_WARP_CHECK) was called */
+} scratch;
 
 /* The kernel's clocks, for every reader, because of @why (a string of
  * static duration: no snprintf() on a first read, whose first call costs
  * page faults). */
 static void use_kernel(const char *why)
 {
-	cyclock__host.why = why;
+	cyclock__setup.why = why;
 }
 
 /* How long the frequency is measured, when the hardware does not state it. */
@@ -41,7 +62,7 @@ static void use_kernel(const char *why)
  * against CLOCK_MONOTONIC_RAW since @s0, over at least FREQ_SPAN_NS. */
 static double frequency(const struct cyclock__sample *s0, struct cyclock__sample *s1)
 {
-	uint64_t hint = cyclock__host.hz_stated;
+	uint64_t hint = scratch.hz_stated;
 	double hz;
 
 	for (int i = 0; i < 1000000; i++) { /* bounded: a stalled clock must not hang us */
@@ -51,9 +72,9 @@ static double frequency(const struct cyclock__sample *s0, struct cyclock__sample
 	}
 	hz = s1->ns > s0->ns ? (double)(s1->cyc - s0->cyc) * 1e9 / (double)(s1->ns - s0->ns) : 0;
 	if (!hint)
-		cyclock__host.hz_source = "measured against CLOCK_MONOTONIC_RAW";
-	cyclock__host.hz_hint = hint ? (double)hint : hz;
-	return cyclock__host.hz_hint;
+		cyclock__setup.hz_source = "measured against CLOCK_MONOTONIC_RAW";
+	cyclock__setup.hz_hint = hint ? (double)hint : hz;
+	return cyclock__setup.hz_hint;
 }
 
 /* Why the counter cannot be trusted, or NULL if it can.  @warp: check
@@ -63,9 +84,9 @@ static double frequency(const struct cyclock__sample *s0, struct cyclock__sample
  * and its watchdog checks the clocksource against another). */
 static void read_clocksource(void)
 {
-	cyclock__host.clocksource_read =
-		cyclock__kernel_clocksource(cyclock__host.clocksource,
-					    sizeof(cyclock__host.clocksource))
+	scratch.clocksource_read =
+		cyclock__kernel_clocksource(scratch.clocksource,
+					    sizeof(scratch.clocksource))
 			? 1
 			: -1;
 }
@@ -75,30 +96,30 @@ static const char *distrust(bool warp)
 	static char why[96];
 	int cpu[2];
 
-	if (!cyclock__host.invariant)
+	if (!scratch.invariant)
 		return "the " CYCLOCK_ARCH_COUNTER_NAME " is not invariant";
-	if (!cyclock__host.clocksource_read)
+	if (!scratch.clocksource_read)
 		read_clocksource();
-	if (cyclock__host.clocksource_read < 0)
+	if (scratch.clocksource_read < 0)
 		return "the kernel's clocksource cannot be read";
-	if (strcmp(cyclock__host.clocksource, CYCLOCK_ARCH_KERNEL_CLOCKSOURCE)) {
+	if (strcmp(scratch.clocksource, CYCLOCK_ARCH_KERNEL_CLOCKSOURCE)) {
 		snprintf(why, sizeof(why), "the kernel's clocksource is %s",
-			 cyclock__host.clocksource);
+			 scratch.clocksource);
 		return why;
 	}
 	if (!warp || cyclock__allowed_cpus(cpu) < 2)
 		return NULL;
-	cyclock__host.warp_ran = true;
+	cyclock__setup.warp_ran = true;
 	/* A busy machine may leave the two threads few turns: try once more. */
 	for (int i = 0; i < 2; i++) {
-		cyclock__host.warp_cyc = cyclock__warp_check(cpu, 1000 * NSEC_PER_USEC,
-							    &cyclock__host.warp_turns);
-		if (cyclock__host.warp_cyc != 0 || cyclock__host.warp_turns >= 100)
+		cyclock__setup.warp_cyc = cyclock__warp_check(cpu, 1000 * NSEC_PER_USEC,
+							    &cyclock__setup.warp_turns);
+		if (cyclock__setup.warp_cyc != 0 || cyclock__setup.warp_turns >= 100)
 			break;
 	}
-	if (cyclock__host.warp_cyc > 0) {
+	if (cyclock__setup.warp_cyc > 0) {
 		snprintf(why, sizeof(why), "the %s goes back by %lld counts between CPUs %d and %d",
-			 CYCLOCK_ARCH_COUNTER_NAME, (long long)cyclock__host.warp_cyc, cpu[0], cpu[1]);
+			 CYCLOCK_ARCH_COUNTER_NAME, (long long)cyclock__setup.warp_cyc, cpu[0], cpu[1]);
 		return why;
 	}
 	return NULL;
@@ -115,23 +136,23 @@ static void setup_scale(double hz)
 	uint32_t mult, shift;
 
 	cyclock_calc_mult_shift(&mult, &shift, (uint64_t)hz, NSEC_PER_SEC, 4);
-	cyclock__host.shift = shift;
-	cyclock__host.max_back_cyc = counts(CYCLOCK_MAX_BACK_NS, hz);
-	cyclock__host.min_int_cyc = counts(CYCLOCK_MIN_INTERVAL_NS, hz);
-	cyclock__host.max_int_cyc = counts(CYCLOCK_MAX_INTERVAL_NS, hz);
-	cyclock__host.fresh_cyc = counts(CYCLOCK_FRESH_NS, hz);
-	cyclock__host.fresh_margin_cyc = counts(CYCLOCK_FRESH_MARGIN_NS, hz);
-	cyclock__host.recheck_cyc = counts(CYCLOCK_RECHECK_NS, hz);
-	cyclock__host.quick_int_cyc = counts(CYCLOCK_QUICK_NS, hz);
-	cyclock__host.tight_cyc = counts(150, hz);
+	cyclock__setup.shift = shift;
+	cyclock__setup.max_back_cyc = counts(CYCLOCK_MAX_BACK_NS, hz);
+	cyclock__setup.min_int_cyc = counts(CYCLOCK_MIN_INTERVAL_NS, hz);
+	cyclock__setup.max_int_cyc = counts(CYCLOCK_MAX_INTERVAL_NS, hz);
+	cyclock__setup.fresh_cyc = counts(CYCLOCK_FRESH_NS, hz);
+	cyclock__setup.fresh_margin_cyc = counts(CYCLOCK_FRESH_MARGIN_NS, hz);
+	cyclock__setup.recheck_cyc = counts(CYCLOCK_RECHECK_NS, hz);
+	cyclock__setup.quick_int_cyc = counts(CYCLOCK_QUICK_NS, hz);
+	cyclock__setup.tight_cyc = counts(CYCLOCK_TIGHT_NS, hz);
 	for (int i = 0; i < 2; i++) {
 		struct cyclock__timeline *tl = i ? &cyclock__raw : &cyclock__mono;
 
 		atomic_store_explicit(&tl->pay_cyc, counts(CYCLOCK_PAY_NS, hz), memory_order_relaxed);
 		atomic_store_explicit(&tl->row_cyc, counts(CYCLOCK_ROW_NS, hz), memory_order_relaxed);
 	}
-	if (cyclock__host.max_int_cyc > UINT32_MAX) /* a segment's horizon_cyc is 32 bits */
-		cyclock__host.max_int_cyc = UINT32_MAX;
+	if (cyclock__setup.max_int_cyc > UINT32_MAX) /* a segment's horizon_cyc is 32 bits */
+		cyclock__setup.max_int_cyc = UINT32_MAX;
 }
 
 /* From init's first sample (host.first_raw) and @s1, taken @hz apart. */
@@ -143,30 +164,30 @@ static void start_timelines(double hz, const struct cyclock__sample *s1)
 
 	setup_scale(hz);
 	cyclock__ordered_choose(hz);
-	cyclock__host.mono.tl = &cyclock__mono;
-	cyclock__host.mono.id = CLOCK_MONOTONIC;
-	cyclock__host.raw.tl = &cyclock__raw;
-	cyclock__host.raw.id = CLOCK_MONOTONIC_RAW;
-	cyclock__host.mono.rate = cyclock__host.raw.rate = 1e9 / hz;
+	cyclock__tracks.mono.tl = &cyclock__mono;
+	cyclock__tracks.mono.id = CLOCK_MONOTONIC;
+	cyclock__tracks.raw.tl = &cyclock__raw;
+	cyclock__tracks.raw.id = CLOCK_MONOTONIC_RAW;
+	cyclock__tracks.mono.rate = cyclock__tracks.raw.rate = 1e9 / hz;
 	/* Not first: the first half measured them for the kernel-mode start,
 	 * and realtime must not move back by the noise between the two. */
 	cyclock__offsets_read(&o);
 	cyclock__offsets_apply(&o, false);
 	cyclock__sample(CLOCK_MONOTONIC, &sm);
-	atomic_store_explicit(&cyclock__host.offsets_ns, sm.ns, memory_order_relaxed);
+	atomic_store_explicit(&cyclock__tracks.offsets_ns, sm.ns, memory_order_relaxed);
 	/* From the first counter segment on, a reader past its horizon may
 	 * resync: the writer flag keeps it out until both timelines and their
 	 * tracking are whole (it reads on, capped, meanwhile).  Nobody else
 	 * can hold it yet, but a raw fork's child of ours may find it held. */
 	held = cyclock__writer_try(cyclock__pid());
 	/* MONOTONIC runs at RAW's rate times what adjtimex says (track.c). */
-	cyclock__track_start(&cyclock__host.mono, &sm);
-	cyclock__track_start(&cyclock__host.raw, s1);
+	cyclock__track_start(&cyclock__tracks.mono, &sm);
+	cyclock__track_start(&cyclock__tracks.raw, s1);
 	/* The rate's baseline starts at init's first sample. */
-	cyclock__host.raw.anchor = cyclock__host.raw.mid = cyclock__host.first_raw;
+	cyclock__tracks.raw.anchor = cyclock__tracks.raw.mid = cyclock__setup.first_raw;
 	if (held)
 		cyclock__writer_done();
-	cyclock__host.using_counter = true;
+	cyclock__setup.using_counter = true;
 }
 
 /* The fork handler, for the child; also the tests'. */
@@ -174,7 +195,7 @@ void cyclock__fork_child(void)
 {
 	/* Its thread is gone: start over, or, past the first half, finish again. */
 	if (atomic_load(&cyclock__host.state) == INIT_BUSY)
-		atomic_store(&cyclock__host.state, cyclock__host.begun ? INIT_MEASURING : INIT_NONE);
+		atomic_store(&cyclock__host.state, scratch.begun ? INIT_MEASURING : INIT_NONE);
 	/* Its writer is gone too; it left the copies readers use whole. */
 	atomic_store(&cyclock__host.writer, 0);
 	cyclock__coarse_fork_child();
@@ -198,10 +219,10 @@ static bool counter_cpu_works(void)
  * check if @warp, or if a cyclock_init() asked for it meanwhile. */
 static void checks(bool warp)
 {
-	cyclock__host.invariant = cyclock__counter_invariant();
-	cyclock__host.distrust = distrust(warp || atomic_load(&cyclock__host.want_warp));
-	cyclock__host.hz_stated = cyclock__counter_hz_hint(&cyclock__host.hz_source);
-	cyclock__host.checked = true;
+	scratch.invariant = cyclock__counter_invariant();
+	cyclock__setup.distrust = distrust(warp || atomic_load(&scratch.want_warp));
+	scratch.hz_stated = cyclock__counter_hz_hint(&cyclock__setup.hz_source);
+	scratch.checked = true;
 }
 
 /*
@@ -213,29 +234,29 @@ static void init_finish(void)
 {
 	struct cyclock__sample s1;
 	uint64_t t0 = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW);
-	int force = cyclock__host.force;
+	int force = scratch.force;
 	const char *why;
 	double hz = 0;
 
-	if (!cyclock__host.checked)
+	if (!scratch.checked)
 		checks(false);
-	why = cyclock__host.distrust;
-	if (why && force != FORCE_COUNTER && cyclock__host.no_local)
+	why = cyclock__setup.distrust;
+	if (why && force != FORCE_COUNTER && scratch.no_local)
 		use_kernel(why); /* no per-CPU clock, so no frequency needed */
-	else if ((hz = frequency(&cyclock__host.first_raw, &s1)) < 1e3)
+	else if ((hz = frequency(&cyclock__setup.first_raw, &s1)) < 1e3)
 		use_kernel("the " CYCLOCK_ARCH_COUNTER_NAME " does not advance");
 	else if (why && force != FORCE_COUNTER)
 		use_kernel(why);
 	else
 		start_timelines(hz, &s1);
-	snprintf(cyclock__host.notes, sizeof(cyclock__host.notes), "%s%s%s",
+	snprintf(cyclock__setup.notes, sizeof(cyclock__setup.notes), "%s%s%s",
 		 force == FORCE_COUNTER ? "forced by CYCLOCK_SOURCE" : "",
 		 force == FORCE_COUNTER && why ? " although " : "",
 		 force == FORCE_COUNTER && why ? why : "");
-	if (!cyclock__host.using_counter && !cyclock__host.no_local && cyclock__host.invariant &&
+	if (!cyclock__setup.using_counter && !scratch.no_local && scratch.invariant &&
 	    hz >= 1e3 && counter_cpu_works())
-		cyclock__host.local_percpu = cyclock__local_init(hz) == 0;
-	cyclock__host.init_ns += cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - t0;
+		cyclock__setup.local_percpu = cyclock__local_init(hz) == 0;
+	cyclock__setup.init_ns += cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - t0;
 }
 
 /* The first offsets of REALTIME and BOOTTIME, for the timelines' start;
@@ -247,8 +268,8 @@ static void publish_offsets(void)
 
 	cyclock__offsets_read(&o);
 	cyclock__offsets_apply(&o, true);
-	v.off_real = cyclock__host.off_real;
-	v.off_boot = cyclock__host.off_boot;
+	v.off_real = cyclock__tracks.off_real;
+	v.off_boot = cyclock__tracks.off_boot;
 	cyclock__publish(&cyclock__mono, &v);
 }
 
@@ -266,37 +287,38 @@ static bool init(unsigned int flags)
 	uint64_t t0 = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW);
 
 	/* From scratch: a child of fork() may redo an init its parent left half-done. */
-	cyclock__host.why = NULL;
-	cyclock__host.notes[0] = '\0';
-	cyclock__host.using_counter = cyclock__host.local_percpu = cyclock__host.warp_ran = false;
-	cyclock__host.begun = cyclock__host.checked = false;
-	cyclock__host.clocksource_read = 0;
-	atomic_store_explicit(&cyclock__host.ahead_done, false, memory_order_relaxed);
-	cyclock__host.deferred = flags & CYCLOCK__INIT_DEFER;
-	cyclock__host.no_local = flags & CYCLOCK__INIT_NO_LOCAL;
-	cyclock__host.init_ns = 0;
+	cyclock__setup.why = NULL;
+	cyclock__setup.notes[0] = '\0';
+	cyclock__setup.using_counter = cyclock__setup.local_percpu = cyclock__setup.warp_ran = false;
+	scratch.begun = scratch.checked = false;
+	scratch.clocksource_read = 0;
+	atomic_store_explicit(&scratch.ahead_done, false, memory_order_relaxed);
+	scratch.deferred = flags & CYCLOCK__INIT_DEFER;
+	scratch.no_local = flags & CYCLOCK__INIT_NO_LOCAL;
+	scratch.hz_stated = 0;
+	cyclock__setup.init_ns = 0;
 	if (flags & CYCLOCK_INIT_KERNEL)
 		use_kernel("cyclock_init(CYCLOCK_INIT_KERNEL)");
 	else if (force == FORCE_KERNEL)
 		use_kernel("CYCLOCK_SOURCE=kernel");
 	else if (!CYCLOCK_ARCH_HAS_COUNTER)
 		use_kernel("no user-space counter on this architecture");
-	if (cyclock__host.why) {
-		cyclock__host.init_ns = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - t0;
+	if (cyclock__setup.why) {
+		cyclock__setup.init_ns = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - t0;
 		return false;
 	}
-	cyclock__host.force = force;
+	scratch.force = force;
 	cyclock__ordered_choose(0); /* before any counter read */
 	publish_offsets();
-	cyclock__sample(CLOCK_MONOTONIC_RAW, &cyclock__host.first_raw);
-	if (!cyclock__host.deferred || cyclock__host.no_local)
+	cyclock__sample(CLOCK_MONOTONIC_RAW, &cyclock__setup.first_raw);
+	if (!scratch.deferred || scratch.no_local)
 		checks(flags & CYCLOCK_INIT_WARP_CHECK);
-	cyclock__host.begun = true;
-	cyclock__host.finish_ns = cyclock__host.first_raw.ns +
-				  (cyclock__host.checked && cyclock__host.hz_stated ? 0 : FREQ_SPAN_NS);
-	cyclock__host.init_ns = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - t0;
-	return !cyclock__host.deferred ||
-	       (cyclock__host.distrust && force != FORCE_COUNTER && cyclock__host.no_local);
+	scratch.begun = true;
+	scratch.finish_ns = cyclock__setup.first_raw.ns +
+				  (scratch.checked && scratch.hz_stated ? 0 : FREQ_SPAN_NS);
+	cyclock__setup.init_ns = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - t0;
+	return !scratch.deferred ||
+	       (cyclock__setup.distrust && force != FORCE_COUNTER && scratch.no_local);
 }
 
 /*
@@ -317,7 +339,7 @@ __attribute__((constructor)) static void register_fork_child(void)
  * goes straight to the kernel's clock (CYCLOCK__HOW_KERNEL). */
 static void done(void)
 {
-	if (!cyclock__host.using_counter) {
+	if (!cyclock__setup.using_counter) {
 		atomic_store_explicit(&cyclock__mono.how, CYCLOCK__HOW_KERNEL, memory_order_release);
 		atomic_store_explicit(&cyclock__raw.how, CYCLOCK__HOW_KERNEL, memory_order_release);
 	}
@@ -329,7 +351,7 @@ static void first_half(unsigned int flags)
 	atomic_store_explicit(&cyclock__host.init_pid, cyclock__pid(), memory_order_relaxed);
 	if (init(flags))
 		init_finish();
-	else if (cyclock__host.begun) {
+	else if (scratch.begun) {
 		atomic_store_explicit(&cyclock__host.state, INIT_MEASURING, memory_order_release);
 		return;
 	}
@@ -353,13 +375,13 @@ static bool check_ahead(void)
 {
 	if (cyclock__cpuid_ahead())
 		return true;
-	if (!cyclock__host.clocksource_read) {
+	if (!scratch.clocksource_read) {
 		read_clocksource();
 		return true;
 	}
 	/* The reads are timed only for a counter the kernel uses. */
-	return cyclock__host.clocksource_read > 0 &&
-	       !strcmp(cyclock__host.clocksource, CYCLOCK_ARCH_KERNEL_CLOCKSOURCE) &&
+	return scratch.clocksource_read > 0 &&
+	       !strcmp(scratch.clocksource, CYCLOCK_ARCH_KERNEL_CLOCKSOURCE) &&
 	       cyclock__ordered_time();
 }
 
@@ -369,8 +391,8 @@ static bool check_ahead(void)
 static bool measuring_work(uint64_t *now)
 {
 	*now = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW);
-	return *now >= cyclock__host.finish_ns ||
-	       !atomic_load_explicit(&cyclock__host.ahead_done, memory_order_relaxed);
+	return *now >= scratch.finish_ns ||
+	       !atomic_load_explicit(&scratch.ahead_done, memory_order_relaxed);
 }
 
 static void measuring_step(uint64_t now)
@@ -379,12 +401,12 @@ static void measuring_step(uint64_t now)
 
 	if (!atomic_compare_exchange_strong(&cyclock__host.state, &measuring, INIT_BUSY))
 		return;
-	if (now >= cyclock__host.finish_ns) {
+	if (now >= scratch.finish_ns) {
 		second_half();
 		return;
 	}
 	if (!check_ahead())
-		atomic_store_explicit(&cyclock__host.ahead_done, true, memory_order_relaxed);
+		atomic_store_explicit(&scratch.ahead_done, true, memory_order_relaxed);
 	atomic_store_explicit(&cyclock__host.state, INIT_MEASURING, memory_order_release);
 }
 
@@ -402,7 +424,7 @@ static void take_over(unsigned int flags)
 		return;
 	if (atomic_load(&cyclock__host.writer) && atomic_load(&cyclock__host.writer) != me)
 		atomic_store(&cyclock__host.writer, 0);
-	if (cyclock__host.begun)
+	if (scratch.begun)
 		second_half();
 	else
 		first_half(flags);
@@ -443,7 +465,7 @@ int cyclock_init(unsigned int flags)
 		      CYCLOCK_INIT_WARP_CHECK))
 		return CYCLOCK_EINVAL;
 	if (flags & CYCLOCK_INIT_WARP_CHECK) /* for a lazy start's second half, if still to come */
-		atomic_store(&cyclock__host.want_warp, true);
+		atomic_store(&scratch.want_warp, true);
 	cyclock__init_once(flags);
 	/* Another thread is initialising, or a deferred one is measuring. */
 	while ((state = atomic_load_explicit(&cyclock__host.state, memory_order_acquire)) !=
@@ -454,5 +476,5 @@ int cyclock_init(unsigned int flags)
 	}
 	if (flags & CYCLOCK_INIT_COARSE)
 		cyclock__coarse_start();
-	return cyclock__host.using_counter ? CYCLOCK_USING_COUNTER : CYCLOCK_USING_KERNEL;
+	return cyclock__setup.using_counter ? CYCLOCK_USING_COUNTER : CYCLOCK_USING_KERNEL;
 }

@@ -12,6 +12,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/timex.h>
 #include <time.h>
 
 /* The arch header's CPUID answered from a cache (platform.c), each leaf
@@ -25,29 +26,44 @@ void cyclock__cpuid(unsigned int leaf, unsigned int r[4]);
 #define NSEC_PER_SEC 1000000000ull
 #define NSEC_PER_USEC 1000ull
 
-/* Tracking constants; docs/hosted.md explains each. */
-#define CYCLOCK_MAX_BACK_NS (10 * NSEC_PER_USEC)    /* a relaxed read's reach before P */
-#define CYCLOCK_MIN_INTERVAL_NS (1000 * NSEC_PER_USEC) /* first resync interval */
-#define CYCLOCK_MAX_INTERVAL_NS (2000 * NSEC_PER_USEC) /* the longest: MONOTONIC's rate moves */
-#define CYCLOCK_FRESH_NS (500 * NSEC_PER_USEC)       /* a fresh segment's horizon */
-#define CYCLOCK_FRESH_MARGIN_NS (50 * NSEC_PER_USEC) /* its sample at most this old at the publish */
-#define CYCLOCK_MAX_SLEW 1e-3                        /* frequency corrections: +-1000 ppm */
-#define CYCLOCK_FOLLOW_PPM 1000.0                    /* rate changes larger go to kernel mode */
-#define CYCLOCK_STEADY_PPM 10.0                      /* two windows this close: steady */
-#define CYCLOCK_AGREE_PPM 5.0                        /* a measured rate this close to adjtimex's: take its */
-#define CYCLOCK_STEADY_NS (16 * NSEC_PER_USEC * 1000) /* a steadiness window */
-#define CYCLOCK_RECHECK_NS (2000 * NSEC_PER_USEC)    /* kernel mode: look again this often */
-#define CYCLOCK_RECENT_NS (5 * NSEC_PER_SEC)         /* a spell this recent: be quick */
-#define CYCLOCK_QUICK_NS (250 * NSEC_PER_USEC)       /* the interval then */
-#define CYCLOCK_GOOD_ERR_NS 250                      /* errors this small lengthen the interval */
-#define CYCLOCK_STEP_NS 200                          /* behind by more (beyond the bracket): step forward */
-#define CYCLOCK_NOISE_NS 500                         /* an error this small is taken back gently, */
-#define CYCLOCK_GENTLE_NS (32 * NSEC_PER_USEC * 1000) /* over this long */
-#define CYCLOCK_RATE_SPAN_NS NSEC_PER_SEC            /* the rate's baseline, at most */
-#define CYCLOCK_OFFSETS_NS (32 * NSEC_PER_USEC * 1000) /* REALTIME/BOOTTIME offsets' period */
+/*
+ * The tracking's tuning, each number once, with its unit and why
+ * (docs/hosted.md, "Tracking the kernel's clocks", has the whole).
+ */
+/* Resync intervals: the kernel may change its rate at any tick, and an
+ * interval bounds how long a change goes unseen. */
+#define CYCLOCK_MIN_INTERVAL_NS (1000 * NSEC_PER_USEC) /* the first; doubles while good, */
+#define CYCLOCK_MAX_INTERVAL_NS (2000 * NSEC_PER_USEC) /* up to this */
+#define CYCLOCK_GOOD_ERR_NS 250                     /* an error this small lengthens it */
 #define CYCLOCK_PAY_NS CYCLOCK_MAX_INTERVAL_NS      /* a read this soon after a horizon resyncs, */
 #define CYCLOCK_ROW_READS 16                        /* and one after this many served in a row, */
 #define CYCLOCK_ROW_NS (1000 * NSEC_PER_USEC)       /* each this soon after the one before */
+/* Samples and errors. */
+#define CYCLOCK_TIGHT_NS 150      /* a bracket this narrow needs no second try */
+#define CYCLOCK_NOISE_NS 500      /* a sample's own noise: an error this small is no news */
+#define CYCLOCK_STEP_NS 200       /* behind the kernel by more (beyond the bracket): step */
+#define CYCLOCK_WRONG_NS (100 * NSEC_PER_USEC) /* off by more, unexplained: the counter is */
+#define CYCLOCK_MAX_BACK_NS (10 * NSEC_PER_USEC) /* a relaxed read's reach before the start */
+/* Slopes, in ppm of the estimated rate. */
+#define CYCLOCK_FOLLOW_PPM 1000.0 /* a slope strays this far at most, and a stated change
+				   * this large is followed on the counter (larger: kernel mode) */
+#define CYCLOCK_CORRECT_PPM 500.0 /* an error beyond the noise is taken back this fast, */
+#define CYCLOCK_GENTLE_NS (32 * NSEC_PER_USEC * 1000) /* one within it over this long */
+#define CYCLOCK_AGREE_PPM 5.0     /* a measured rate this close to adjtimex's: take adjtimex's */
+/* The rate's baseline: long enough to average the brackets' noise out,
+ * short enough to follow NTP. */
+#define CYCLOCK_RATE_MIN_NS (50 * NSEC_PER_USEC * 1000) /* none shorter (the first rate until) */
+#define CYCLOCK_RATE_SPAN_NS NSEC_PER_SEC               /* none longer */
+/* Kernel mode: how it looks for the rate to settle. */
+#define CYCLOCK_RECHECK_NS (2000 * NSEC_PER_USEC)      /* it looks again this often */
+#define CYCLOCK_STEADY_NS (16 * NSEC_PER_USEC * 1000)  /* over windows this long */
+#define CYCLOCK_STEADY_PPM 10.0                        /* two in a row this close: steady */
+#define CYCLOCK_FRESH_NS (500 * NSEC_PER_USEC)         /* the fresh segment's horizon then */
+#define CYCLOCK_FRESH_MARGIN_NS (50 * NSEC_PER_USEC)   /* its sample at most this old */
+#define CYCLOCK_RECENT_NS (5 * NSEC_PER_SEC)  /* a spell this recent: the rate may move again, */
+#define CYCLOCK_QUICK_NS (250 * NSEC_PER_USEC) /* so the interval is at most this */
+/* REALTIME and BOOTTIME: their offsets from MONOTONIC, measured this often. */
+#define CYCLOCK_OFFSETS_NS (32 * NSEC_PER_USEC * 1000)
 
 static inline double cyclock__absd(double x)
 {
@@ -130,55 +146,59 @@ enum { INIT_NONE, INIT_BUSY, INIT_DONE, INIT_MEASURING };
 #define CYCLOCK__INIT_NO_LOCAL 0x200u
 enum { FORCE_NONE, FORCE_COUNTER, FORCE_KERNEL };
 
+/* The hosted layer's shared state, by role. */
+
+/* Initialisation's progress and the writers' flag: the words threads
+ * race on (init.c, track.c). */
 struct cyclock__host {
 	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint32_t) state; /* INIT_* */
 	CYCLOCK_ATOMIC(uint32_t) writer;   /* one resync at a time: its process id, or 0 */
 	CYCLOCK_ATOMIC(uint32_t) init_pid; /* the process whose thread is initialising */
 	CYCLOCK_ATOMIC(uint32_t) pending;  /* cyclock_resync() asked while one ran */
-	CYCLOCK_ATOMIC(uint64_t) anomalies;
-	CYCLOCK_ATOMIC(uint64_t) offsets_ns; /* CLOCK_MONOTONIC at the offsets' last measurement */
-	/* Written once by initialisation, read by slow paths once they have
-	 * seen INIT_DONE; atomic (plain loads on x86) because a compiler may
-	 * load them before that check, where ThreadSanitizer sees the race. */
+};
+extern struct cyclock__host cyclock__host;
+
+/* What initialisation decided and measured: written once, by the thread
+ * that initialises, and read by others once they have seen INIT_DONE
+ * (using_counter and local_percpu are atomic, plain loads on x86, because
+ * a compiler may load them before that check, where ThreadSanitizer sees
+ * the race).  describe.c reports it. */
+struct cyclock__setup {
 	CYCLOCK_ATOMIC(bool) using_counter;
 	CYCLOCK_ATOMIC(bool) local_percpu;
-	const char *why;                   /* why the kernel's clocks are used, or NULL */
-	char notes[160];                   /* what init found, for describe() */
+	const char *why;                  /* why the kernel's clocks are used, or NULL */
+	const char *distrust;             /* why not the counter, or NULL */
+	char notes[160];                  /* what init found, for describe() */
 	double hz_hint;
 	const char *hz_source;
+	struct cyclock__sample first_raw; /* for the frequency's uncertainty */
+	uint32_t ordered;                 /* the ordered read chosen (timeline.how) */
+	char ordered_why[160];            /* and why */
+	int64_t warp_cyc;                 /* -1: the check could not run */
+	uint64_t warp_turns;              /* turns the check took */
+	bool warp_ran;                    /* false: one CPU allowed, or not asked */
+	uint64_t init_ns;                 /* both halves of it */
+	/* The tracking's constants (internal.h's) in counts of this counter. */
 	uint32_t shift;
 	uint64_t max_back_cyc, min_int_cyc, max_int_cyc;
 	uint64_t fresh_cyc, fresh_margin_cyc, recheck_cyc, quick_int_cyc, tight_cyc;
-	uint64_t off_real, off_boot;       /* as last published */
-	uint64_t off_real_w, off_boot_w;   /* the widths of their brackets */
-	struct cyclock__sample first_raw;  /* for the frequency's uncertainty */
-	struct cyclock__track mono, raw;
-	uint32_t ordered;                  /* the ordered read chosen (timeline.how) */
-	char ordered_why[160];             /* and why */
-	int64_t warp_cyc;                  /* -1: the check could not run */
-	uint64_t warp_turns;               /* turns the check took */
-	bool warp_ran;                     /* false: one CPU allowed, or not asked */
-	CYCLOCK_ATOMIC(bool) want_warp;    /* cyclock_init(CYCLOCK_INIT_WARP_CHECK) was called */
-	uint64_t init_ns;                  /* both halves of it */
-	/* Between init's two halves (cyclock__init_once()). */
-	int force;                         /* FORCE_*, from CYCLOCK_SOURCE */
-	const char *distrust;              /* why not the counter, or NULL */
-	uint64_t hz_stated;                /* by the hardware; 0: measure */
-	bool begun;                        /* the first half is done */
-	uint64_t finish_ns;                /* the second half from here (MONOTONIC_RAW): the
-					    * first half's, which the second does not write */
-	bool checked;                      /* and distrust, hz_stated, invariant are known */
-	bool invariant;                    /* the counter's rate is constant (CPUID) */
-	bool deferred;                     /* CYCLOCK__INIT_DEFER */
-	int clocksource_read;              /* the kernel's clocksource: 0 not read yet, */
-	char clocksource[32];              /* 1 this, -1 could not be read */
-	CYCLOCK_ATOMIC(bool) ahead_done;   /* nothing left to check ahead (init.c) */
-	bool no_local;                     /* CYCLOCK__INIT_NO_LOCAL */
 };
+extern struct cyclock__setup cyclock__setup;
 
-extern struct cyclock__host cyclock__host;
+/* The writers' own: the two timelines' controllers and the offsets they
+ * publish, under the writer flag (the anomalies' count is read freely). */
+struct cyclock__tracks {
+	struct cyclock__track mono, raw;
+	uint64_t off_real, off_boot;         /* as last published */
+	uint64_t off_real_w, off_boot_w;     /* the widths of their brackets */
+	CYCLOCK_ATOMIC(uint64_t) offsets_ns; /* CLOCK_MONOTONIC at their last measurement */
+	CYCLOCK_ATOMIC(uint64_t) anomalies;
+};
+extern struct cyclock__tracks cyclock__tracks;
 
-/* platform.c: the world outside (the kernel, CPUID, the environment). */
+/* world.c (sim.c in the simulation): the machine; platform.c: the process
+ * (its id, stderr, environment, signal mask, threads). */
+int cyclock__adjtimex(struct timex *tx);
 #ifdef CYCLOCK_SIM
 int cyclock__kernel_gettime(clockid_t id, struct timespec *ts);
 #else
@@ -247,7 +267,10 @@ void cyclock__adapt_interval(struct cyclock__track *tr, uint64_t abs_err, uint64
 bool cyclock__follow_adj(struct cyclock__track *tr, const struct cyclock__kadj *a, bool *moved);
 uint64_t cyclock__drift_slack(const struct cyclock__track *tr, uint64_t gap);
 
-/* kmode.c: kernel-mode spells. */
+/* kmode.c: kernel-mode spells, and the fresh segments that end them (the
+ * first segment of all too: the timelines start in kernel mode). */
+void cyclock__start_fresh(struct cyclock__track *tr, const struct cyclock__sample *s,
+			  const struct cyclock__segv *cur);
 void cyclock__enter_kernel(struct cyclock__track *tr, const struct cyclock__segv *cur,
 			   const struct cyclock__sample *s, uint64_t cw, bool counter_wrong,
 			   const char *why);
@@ -268,8 +291,6 @@ void cyclock__offsets_apply(const struct cyclock__offsets *o, bool first);
 bool cyclock__writer_try(uint32_t me);
 void cyclock__writer_done(void);
 void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sample *s);
-void cyclock__start_fresh(struct cyclock__track *tr, const struct cyclock__sample *s,
-			  const struct cyclock__segv *cur);
 bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded);
 void cyclock__resync_all(void);
 

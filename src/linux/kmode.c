@@ -3,12 +3,62 @@
  * Kernel mode, the writer's side: entering it (the kernel's rate changed
  * faster than the counter can follow, or the counter disagreed with the
  * kernel), staying in it while the kernel's rate is unsteady, and handing
- * back to the counter with a fresh segment once it is steady.  A kernel-
+ * back to the counter with a fresh segment once it is steady (the first
+ * counter segment of all is one too: the timelines start in kernel mode).
+ * track.c calls here; nothing here calls track.c.  A kernel-
  * mode segment has no middle piece: every read serves the kernel's clock,
  * never below its floor, the most the counter segment before it handed
  * out (its value at its horizon; read.c).
  */
 #include "internal.h"
+
+/*
+ * A fresh segment from sample @s: the first counter segment after kernel
+ * mode (or the first of all).  Its start is at or above the kernel's
+ * clock at the end of the bracket (the bracket's width and 10 ns ahead of
+ * its reading), and at least the floor, the most @old handed out; its
+ * slope is a little above the rate, so it stays at or above the kernel's
+ * clock up to its short horizon.
+ */
+static struct cyclock__segv fresh_segment(const struct cyclock__track *tr,
+					  const struct cyclock__sample *s,
+					  const struct cyclock__segv *old)
+{
+	struct cyclock__segv v = *old;
+	/* The kernel read its clock inside the bracket, at a rate within
+	 * CYCLOCK_STEADY_PPM of ours: at its end it is at most this. */
+	uint64_t k = s->ns + (uint64_t)((double)s->width * tr->rate * (1 + 1e-4)) + 10;
+	uint64_t floor = cyclock__seg_horizon(old, cyclock__setup.shift);
+
+	v.cyc = s->lo + s->width;
+	v.ns = k > floor ? k : floor;
+	v.frac = 0;
+	v.mult = cyclock__mult_of(tr->rate * (1 + 2e-6 * CYCLOCK_STEADY_PPM));
+	v.mult_rate = cyclock__mult_of(tr->rate);
+	v.horizon_cyc = (uint32_t)cyclock__setup.fresh_cyc;
+	return v;
+}
+
+void cyclock__start_fresh(struct cyclock__track *tr, const struct cyclock__sample *s,
+			  const struct cyclock__segv *cur)
+{
+	struct cyclock__sample fresh = *s;
+
+	/* A sample older than the margin (this thread was preempted, or the
+	 * machine is emulated) would make a segment whose horizon is past:
+	 * sample again, a few times, then leave it to the next read. */
+	for (int i = 0; i < 3; i++) {
+		struct cyclock__segv v = fresh_segment(tr, &fresh, cur);
+
+		if (cyclock__ordered() - v.cyc <= cyclock__setup.fresh_margin_cyc) {
+			tr->interval = cyclock__setup.min_int_cyc;
+			tr->anchor = tr->mid = tr->last = fresh;
+			cyclock__publish(tr->tl, &v);
+			return;
+		}
+		cyclock__sample(tr->id, &fresh);
+	}
+}
 
 /* Kernel mode with @cur's floor (a kernel-mode @cur's own), looking again
  * at the counter after CYCLOCK_RECHECK_NS. */
@@ -16,12 +66,12 @@ static struct cyclock__segv kernel_segment(const struct cyclock__segv *cur, uint
 {
 	struct cyclock__segv v = *cur;
 
-	v.ns = cyclock__seg_horizon(cur, cyclock__host.shift);
+	v.ns = cyclock__seg_horizon(cur, cyclock__setup.shift);
 	v.frac = 0;
 	v.cyc = cw;
 	v.horizon_cyc = 0;
 	v.mult = v.mult_rate;
-	v.recheck = cw + cyclock__host.recheck_cyc;
+	v.recheck = cw + cyclock__setup.recheck_cyc;
 	return v;
 }
 
@@ -38,7 +88,7 @@ void cyclock__enter_kernel(struct cyclock__track *tr, const struct cyclock__segv
 	tr->streak = cyclock__spell_recent(tr, s->ns) ? (tr->streak < 6 ? tr->streak + 1 : 6) : 0;
 	tr->spells++;
 	if (counter_wrong)
-		atomic_fetch_add_explicit(&cyclock__host.anomalies, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&cyclock__tracks.anomalies, 1, memory_order_relaxed);
 	tr->kernel_why = why;
 	tr->win = tr->anchor = *s;
 	tr->win_rate = 0;

@@ -109,8 +109,8 @@ static uint32_t cheapest(double hz, char *costs, size_t len)
 
 void cyclock__ordered_choose(double hz)
 {
-	char *why = cyclock__host.ordered_why, costs[96];
-	size_t len = sizeof(cyclock__host.ordered_why), n = 0;
+	char *why = cyclock__setup.ordered_why, costs[96];
+	size_t len = sizeof(cyclock__setup.ordered_why), n = 0;
 	/* The first half asks nothing (CPUID is slow in a guest), not even
 	 * about the read CYCLOCK_ORDERED_READ names: the second half does. */
 	int forced = hz > 0 ? cyclock__env_ordered() : -1;
@@ -140,7 +140,7 @@ void cyclock__ordered_choose(double hz)
 		}
 	}
 	put(why, len, &n, how_why[how]);
-	cyclock__host.ordered = how;
+	cyclock__setup.ordered = how;
 	atomic_store_explicit(&cyclock__mono.how, (uint16_t)how, memory_order_relaxed);
 	atomic_store_explicit(&cyclock__raw.how, (uint16_t)how, memory_order_relaxed);
 }

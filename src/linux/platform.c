@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the hosted layer asks of the world: the kernel's clocks, the
- * counter's properties, the kernel's clocksource, the CPUs allowed,
- * CYCLOCK_SOURCE, and the library's own threads.  A CYCLOCK_SIM build answers from the test instead.
- * Everything here is async-signal-safe except where noted, since a
- * reader's first call initialises.
+ * What the hosted layer needs of the process: adjtimex(2)'s word on the
+ * kernel's rate (from world.c, or sim.c in the simulation), the process
+ * id's cache, one-line messages on stderr, the environment
+ * (CYCLOCK_SOURCE, CYCLOCK_ORDERED_READ), the shield around
+ * initialisation, and the library's own threads.  Everything here is
+ * async-signal-safe except where noted, since a reader's first call
+ * initialises.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,204 +27,6 @@
 
 #include "internal.h"
 
-#ifdef CYCLOCK_SIM
-static struct cyclock_sim_config sim_cfg;
-
-int cyclock__kernel_gettime(clockid_t id, struct timespec *ts)
-{
-	return cyclock_sim_clock_gettime(id, ts);
-}
-
-/* A test that simulates adjtimex defines this; the others have none. */
-__attribute__((weak)) int cyclock_sim_adjtimex(struct timex *tx);
-
-static int kernel_adjtimex(struct timex *tx)
-{
-	if (!cyclock_sim_adjtimex) {
-		errno = ENOSYS;
-		return -1;
-	}
-	return cyclock_sim_adjtimex(tx);
-}
-
-bool cyclock__cpuid_ahead(void)
-{
-	return false; /* no CPUID in simulation */
-}
-
-unsigned int cyclock__cpuid_asked(void)
-{
-	return 0;
-}
-
-bool cyclock__counter_invariant(void)
-{
-	return sim_cfg.invariant;
-}
-
-uint64_t cyclock__counter_hz_hint(const char **how)
-{
-	*how = "simulated CPUID";
-	return sim_cfg.hint_hz;
-}
-
-bool cyclock__kernel_clocksource(char *name, size_t len)
-{
-	snprintf(name, len, "%s", sim_cfg.kernel_trusts ? CYCLOCK_ARCH_KERNEL_CLOCKSOURCE : "hpet");
-	return true;
-}
-
-unsigned int cyclock__allowed_cpus(int cpu[2])
-{
-	cpu[0] = cpu[1] = 0;
-	return 1; /* no warp check in simulation */
-}
-
-/* Tests: forget everything; the next read initialises under @cfg. */
-void cyclock__sim_reset(const struct cyclock_sim_config *cfg)
-{
-	sim_cfg = *cfg;
-	memset(&cyclock__host, 0, sizeof(cyclock__host));
-	memset(&cyclock__mono, 0, sizeof(cyclock__mono));
-	memset(&cyclock__raw, 0, sizeof(cyclock__raw));
-	cyclock__mono.how = cyclock__raw.how = CYCLOCK_ARCH_ORDERED_ANY;
-	atomic_store(&cyclock__coarse.below, 0);
-	cyclock__local_reset();
-}
-#else
-#ifdef CYCLOCK_ARCH_CPUID_LEAVES
-/* The leaves the arch header's checks ask, each asked of the CPU once:
- * written by the initialising thread only (init.c), which alone reads it. */
-static const unsigned int cpuid_leaf[] = { CYCLOCK_ARCH_CPUID_LEAVES };
-static struct {
-	unsigned int r[4];
-	bool have;
-} cpuid_cache[sizeof(cpuid_leaf) / sizeof(cpuid_leaf[0])];
-
-static unsigned int cpuid_asked; /* CPUID instructions run: for the tests */
-
-static void cpuid_fetch(size_t i)
-{
-	__cpuid_count(cpuid_leaf[i], 0, cpuid_cache[i].r[0], cpuid_cache[i].r[1],
-		      cpuid_cache[i].r[2], cpuid_cache[i].r[3]);
-	cpuid_cache[i].have = true;
-	cpuid_asked++;
-}
-
-unsigned int cyclock__cpuid_asked(void)
-{
-	return cpuid_asked;
-}
-
-void cyclock__cpuid(unsigned int leaf, unsigned int r[4])
-{
-	for (size_t i = 0; i < sizeof(cpuid_leaf) / sizeof(cpuid_leaf[0]); i++)
-		if (cpuid_leaf[i] == leaf) {
-			if (!cpuid_cache[i].have)
-				cpuid_fetch(i);
-			memcpy(r, cpuid_cache[i].r, sizeof(cpuid_cache[i].r));
-			return;
-		}
-	__cpuid_count(leaf, 0, r[0], r[1], r[2], r[3]);
-	cpuid_asked++;
-}
-
-/* Ask the next leaf not asked yet; false if none is left. */
-bool cyclock__cpuid_ahead(void)
-{
-	for (size_t i = 0; i < sizeof(cpuid_leaf) / sizeof(cpuid_leaf[0]); i++)
-		if (!cpuid_cache[i].have) {
-			cpuid_fetch(i);
-			return true;
-		}
-	return false;
-}
-#else
-bool cyclock__cpuid_ahead(void)
-{
-	return false;
-}
-
-unsigned int cyclock__cpuid_asked(void)
-{
-	return 0;
-}
-#endif
-
-static int kernel_adjtimex(struct timex *tx)
-{
-	return adjtimex(tx);
-}
-
-bool cyclock__counter_invariant(void)
-{
-	return cyclock_arch_counter_invariant();
-}
-
-#ifdef CYCLOCK_ARCH_HZ_DEVICE_TREE
-/* The counter's frequency from the device tree property the arch header
- * names, a big-endian u32 (riscv64's timebase-frequency), or 0. */
-uint64_t cyclock__counter_hz_hint(const char **how)
-{
-	int fd = open(CYCLOCK_ARCH_HZ_DEVICE_TREE, O_RDONLY | O_CLOEXEC);
-	unsigned char be[4];
-	ssize_t n;
-
-	if (fd < 0)
-		return 0;
-	n = read(fd, be, sizeof(be));
-	close(fd);
-	if (n != (ssize_t)sizeof(be))
-		return 0;
-	*how = "device tree";
-	return (uint64_t)be[0] << 24 | (uint64_t)be[1] << 16 | (uint64_t)be[2] << 8 | be[3];
-}
-#else
-uint64_t cyclock__counter_hz_hint(const char **how)
-{
-	return cyclock_arch_counter_hz_hint(how);
-}
-#endif
-
-/* The kernel's current clocksource, from sysfs (open and read are
- * async-signal-safe; stdio is not). */
-bool cyclock__kernel_clocksource(char *name, size_t len)
-{
-	int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
-		      O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return false;
-	n = read(fd, name, len - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	name[n] = '\0';
-	name[strcspn(name, "\n")] = '\0';
-	return true;
-}
-
-/* How many CPUs this thread may run on, and the first two of them. */
-unsigned int cyclock__allowed_cpus(int cpu[2])
-{
-	cpu_set_t set;
-	unsigned int n = 0;
-
-	cpu[0] = cpu[1] = 0;
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return 1;
-	for (int i = 0; i < CPU_SETSIZE; i++) {
-		if (!CPU_ISSET(i, &set))
-			continue;
-		if (n < 2)
-			cpu[n] = i;
-		n++;
-	}
-	return n;
-}
-#endif
-
 /* What adjtimex(2) with modes 0 (a read: allowed to everyone) says of the
  * kernel's rate; known is false where it fails (a seccomp filter). */
 void cyclock__kernel_adj(struct cyclock__kadj *a)
@@ -231,7 +35,7 @@ void cyclock__kernel_adj(struct cyclock__kadj *a)
 	int saved = errno;
 
 	memset(&tx, 0, sizeof(tx));
-	a->known = kernel_adjtimex(&tx) >= 0;
+	a->known = cyclock__adjtimex(&tx) >= 0;
 	errno = saved;
 	a->tick = a->known ? tx.tick : 10000;
 	a->freq = tx.freq;

@@ -13,7 +13,7 @@
 
 uint32_t cyclock__mult_of(double ns_per_cyc)
 {
-	double m = ns_per_cyc * (double)(1ull << cyclock__host.shift) + 0.5;
+	double m = ns_per_cyc * (double)(1ull << cyclock__setup.shift) + 0.5;
 
 	return m >= (double)UINT32_MAX ? UINT32_MAX : m <= 0 ? 0 : (uint32_t)m;
 }
@@ -47,7 +47,7 @@ double cyclock__stated_rate(const struct cyclock__track *tr)
 {
 	if (tr->id != CLOCK_MONOTONIC || !tr->adj.known)
 		return 0;
-	return cyclock__host.raw.rate * (1 + tr->adj_ppm * 1e-6);
+	return cyclock__tracks.raw.rate * (1 + tr->adj_ppm * 1e-6);
 }
 /* @measured, or the stated rate if it agrees within CYCLOCK_AGREE_PPM:
  * the measurement checks the statement (adjtime()'s slews are not in it),
@@ -75,7 +75,7 @@ void cyclock__take_rate(struct cyclock__track *tr, const struct cyclock__sample 
 		tr->anchor = tr->mid;
 		tr->mid = *s;
 	}
-	if (s->ns - tr->anchor.ns < 50 * NSEC_PER_USEC * 1000 || (int64_t)(s->ns - tr->hold_ns) < 0)
+	if (s->ns - tr->anchor.ns < CYCLOCK_RATE_MIN_NS || (int64_t)(s->ns - tr->hold_ns) < 0)
 		return;
 	tr->rate = cyclock__best_rate(tr, (double)(s->ns - tr->anchor.ns) /
 						  (double)(s->cyc - tr->anchor.cyc));
@@ -94,8 +94,8 @@ bool cyclock__spell_recent(const struct cyclock__track *tr, uint64_t now_ns)
  */
 void cyclock__adapt_interval(struct cyclock__track *tr, uint64_t abs_err, uint64_t now_ns)
 {
-	uint64_t max = cyclock__spell_recent(tr, now_ns) ? cyclock__host.quick_int_cyc
-						: cyclock__host.max_int_cyc;
+	uint64_t max = cyclock__spell_recent(tr, now_ns) ? cyclock__setup.quick_int_cyc
+						: cyclock__setup.max_int_cyc;
 
 	if (abs_err <= CYCLOCK_GOOD_ERR_NS)
 		tr->interval *= 2;
@@ -103,8 +103,8 @@ void cyclock__adapt_interval(struct cyclock__track *tr, uint64_t abs_err, uint64
 		tr->interval /= 2;
 	if (tr->interval > max)
 		tr->interval = max;
-	if (tr->interval < cyclock__host.quick_int_cyc)
-		tr->interval = cyclock__host.quick_int_cyc;
+	if (tr->interval < cyclock__setup.quick_int_cyc)
+		tr->interval = cyclock__setup.quick_int_cyc;
 }
 /*
  * Has the kernel's rate changed?  adjtimex's word first: a change within
@@ -138,7 +138,7 @@ bool cyclock__follow_adj(struct cyclock__track *tr, const struct cyclock__kadj *
  */
 uint64_t cyclock__drift_slack(const struct cyclock__track *tr, uint64_t gap)
 {
-	const struct cyclock__sample *a = &cyclock__host.first_raw, *b = &cyclock__host.raw.last;
+	const struct cyclock__sample *a = &cyclock__setup.first_raw, *b = &cyclock__tracks.raw.last;
 	double unc = 0.5; /* no baseline at all: each bracket as wide as it */
 
 	if (b->ns > a->ns)

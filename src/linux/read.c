@@ -127,7 +127,7 @@ static bool on_counter(const struct slow_read *r)
 {
 	return r->H || (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) ==
 				INIT_DONE &&
-			cyclock__host.using_counter);
+			cyclock__setup.using_counter);
 }
 
 /* The segment's copy that @r->word names, and @r->cyc read after it
@@ -167,7 +167,7 @@ static uint64_t timeline_slow(unsigned int kind, uint64_t word, uint64_t cyc)
 {
 	bool raw = kind & CYCLOCK__RAW;
 	struct cyclock__timeline *tl = raw ? &cyclock__raw : &cyclock__mono;
-	struct cyclock__track *tr = raw ? &cyclock__host.raw : &cyclock__host.mono;
+	struct cyclock__track *tr = raw ? &cyclock__tracks.raw : &cyclock__tracks.mono;
 	struct slow_read r = { .word = word, .cyc = cyc };
 	uint64_t floor, ns;
 	int64_t past;
@@ -179,7 +179,7 @@ static uint64_t timeline_slow(unsigned int kind, uint64_t word, uint64_t cyc)
 		if (r.H && (int64_t)(r.cyc - r.P) < 0) {
 			/* Before the start: the counter went back (leave it, then
 			 * read in kernel mode), or a relaxed read ran early. */
-			if (r.P - r.cyc > cyclock__host.max_back_cyc && pass < 3 &&
+			if (r.P - r.cyc > cyclock__setup.max_back_cyc && pass < 3 &&
 			    cyclock__resync(tr, true, false))
 				continue;
 			return r.ns0 + r.off;
@@ -202,7 +202,7 @@ static uint64_t timeline_slow(unsigned int kind, uint64_t word, uint64_t cyc)
 /* The kernel's clock of @kind, or cyclock_local()'s per-CPU clock. */
 static inline __attribute__((always_inline)) uint64_t kernel_value(unsigned int kind)
 {
-	if ((kind & CYCLOCK__LOCAL) && cyclock__host.local_percpu)
+	if ((kind & CYCLOCK__LOCAL) && cyclock__setup.local_percpu)
 		return cyclock__local_read();
 	return cyclock__kernel_ns(kernel_id(kind));
 }
@@ -219,7 +219,7 @@ static __attribute__((noinline)) uint64_t counter_slow(unsigned int kind, uint64
 		if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) != INIT_DONE)
 			cyclock__init_once(CYCLOCK__INIT_DEFER);
 		if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) == INIT_DONE &&
-		    !cyclock__host.using_counter)
+		    !cyclock__setup.using_counter)
 			return kernel_value(kind);
 	}
 	return timeline_slow(kind, word, cyc);
@@ -276,7 +276,7 @@ static bool ready(void)
 {
 	if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) != INIT_DONE)
 		cyclock_init(0);
-	return cyclock__host.using_counter;
+	return cyclock__setup.using_counter;
 }
 
 uint64_t cyclock_cycles(void)
@@ -296,7 +296,7 @@ static uint64_t from_now(uint64_t cycles, uint32_t mult)
 	uint64_t c_now = cyclock__ordered(), ns = cyclock_now();
 	int64_t d = (int64_t)(c_now - cycles);
 	uint64_t span = (uint64_t)(((unsigned __int128)(uint64_t)(d < 0 ? -d : d) * mult) >>
-				   cyclock__host.shift);
+				   cyclock__setup.shift);
 
 	return d >= 0 ? ns - span : ns + span;
 }
@@ -317,7 +317,7 @@ uint64_t cyclock_cycles_to_ns(uint64_t cycles)
 	 * segment: counted back from now. */
 	if (cyclock__ordered() - v.cyc >= v.horizon_cyc || cycles - v.cyc >= v.horizon_cyc)
 		return from_now(cycles, v.mult_rate);
-	cyclock__seg_at(&v, cyclock__host.shift, cycles, &ns, &frac);
+	cyclock__seg_at(&v, cyclock__setup.shift, cycles, &ns, &frac);
 	return ns;
 }
 

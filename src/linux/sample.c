@@ -11,7 +11,7 @@
 void cyclock__sample(clockid_t id, struct cyclock__sample *s)
 {
 	s->width = UINT64_MAX;
-	for (int i = 0; i < 3 && s->width > cyclock__host.tight_cyc; i++) {
+	for (int i = 0; i < 3 && s->width > cyclock__setup.tight_cyc; i++) {
 		uint64_t c1 = cyclock__ordered();
 		uint64_t ns = cyclock__kernel_ns(id);
 		uint64_t c2 = cyclock__ordered();
@@ -75,17 +75,17 @@ void cyclock__offsets_read(struct cyclock__offsets *o)
 void cyclock__offsets_apply(const struct cyclock__offsets *o, bool first)
 {
 	uint64_t slack = 2 * o->real_w > NSEC_PER_USEC ? 2 * o->real_w : NSEC_PER_USEC;
-	int64_t d = (int64_t)(o->real - cyclock__host.off_real);
+	int64_t d = (int64_t)(o->real - cyclock__tracks.off_real);
 
 	if (first || d > (int64_t)slack || d < -(int64_t)slack ||
-	    o->real_w < cyclock__host.off_real_w / 4) {
-		cyclock__host.off_real = o->real;
-		cyclock__host.off_real_w = o->real_w;
+	    o->real_w < cyclock__tracks.off_real_w / 4) {
+		cyclock__tracks.off_real = o->real;
+		cyclock__tracks.off_real_w = o->real_w;
 	}
 	slack = 2 * o->boot_w > NSEC_PER_USEC ? 2 * o->boot_w : NSEC_PER_USEC;
-	if (first || (int64_t)(o->boot - cyclock__host.off_boot) > (int64_t)slack ||
-	    (o->boot_w < cyclock__host.off_boot_w / 4 && o->boot > cyclock__host.off_boot)) {
-		cyclock__host.off_boot = o->boot;
-		cyclock__host.off_boot_w = o->boot_w;
+	if (first || (int64_t)(o->boot - cyclock__tracks.off_boot) > (int64_t)slack ||
+	    (o->boot_w < cyclock__tracks.off_boot_w / 4 && o->boot > cyclock__tracks.off_boot)) {
+		cyclock__tracks.off_boot = o->boot;
+		cyclock__tracks.off_boot_w = o->boot_w;
 	}
 }

@@ -24,65 +24,18 @@
  * leaps inside a segment is caught at its horizon.
  *
  * This file makes the decision and the counter segments; rate.c keeps the
- * rate and the interval, kmode.c the kernel-mode spells.
+ * rate and the interval, kmode.c the kernel-mode spells and the fresh
+ * segments that end them.
  */
 #include "internal.h"
-
-/*
- * A fresh segment from sample @s: the first counter segment after kernel
- * mode (or the first of all).  Its start is at or above the kernel's
- * clock at the end of the bracket (the bracket's width and 10 ns ahead of
- * its reading), and at least the floor, the most @old handed out; its
- * slope is a little above the rate, so it stays at or above the kernel's
- * clock up to its short horizon.
- */
-static struct cyclock__segv fresh_segment(const struct cyclock__track *tr,
-					  const struct cyclock__sample *s,
-					  const struct cyclock__segv *old)
-{
-	struct cyclock__segv v = *old;
-	/* The kernel read its clock inside the bracket, at a rate within
-	 * CYCLOCK_STEADY_PPM of ours: at its end it is at most this. */
-	uint64_t k = s->ns + (uint64_t)((double)s->width * tr->rate * (1 + 1e-4)) + 10;
-	uint64_t floor = cyclock__seg_horizon(old, cyclock__host.shift);
-
-	v.cyc = s->lo + s->width;
-	v.ns = k > floor ? k : floor;
-	v.frac = 0;
-	v.mult = cyclock__mult_of(tr->rate * (1 + 2e-6 * CYCLOCK_STEADY_PPM));
-	v.mult_rate = cyclock__mult_of(tr->rate);
-	v.horizon_cyc = (uint32_t)cyclock__host.fresh_cyc;
-	return v;
-}
-
-void cyclock__start_fresh(struct cyclock__track *tr, const struct cyclock__sample *s,
-			  const struct cyclock__segv *cur)
-{
-	struct cyclock__sample fresh = *s;
-
-	/* A sample older than the margin (this thread was preempted, or the
-	 * machine is emulated) would make a segment whose horizon is past:
-	 * sample again, a few times, then leave it to the next read. */
-	for (int i = 0; i < 3; i++) {
-		struct cyclock__segv v = fresh_segment(tr, &fresh, cur);
-
-		if (cyclock__ordered() - v.cyc <= cyclock__host.fresh_margin_cyc) {
-			tr->interval = cyclock__host.min_int_cyc;
-			tr->anchor = tr->mid = tr->last = fresh;
-			cyclock__publish(tr->tl, &v);
-			return;
-		}
-		cyclock__sample(tr->id, &fresh);
-	}
-}
 
 void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sample *s)
 {
 	struct cyclock__segv zero = { 0 };
 
-	atomic_store_explicit(&tr->tl->shift, cyclock__host.shift, memory_order_relaxed);
-	zero.off_real = tr->id == CLOCK_MONOTONIC ? cyclock__host.off_real : 0;
-	zero.off_boot = tr->id == CLOCK_MONOTONIC ? cyclock__host.off_boot : 0;
+	atomic_store_explicit(&tr->tl->shift, cyclock__setup.shift, memory_order_relaxed);
+	zero.off_real = tr->id == CLOCK_MONOTONIC ? cyclock__tracks.off_real : 0;
+	zero.off_boot = tr->id == CLOCK_MONOTONIC ? cyclock__tracks.off_boot : 0;
 	cyclock__kernel_adj(&tr->adj);
 	tr->adj_ppm = tr->adj.known ? cyclock__adj_ppm(&tr->adj) : 0;
 	/* MONOTONIC runs at RAW's rate times what adjtimex states (both
@@ -101,10 +54,10 @@ static uint32_t aim(const struct cyclock__track *tr, const struct cyclock__sampl
 		    uint64_t vp_ns, uint32_t vp_frac, uint64_t T, uint32_t low)
 {
 	double tgt = (double)(int64_t)(s->ns - vp_ns) -
-		     (double)vp_frac / (double)(1ull << cyclock__host.shift) +
+		     (double)vp_frac / (double)(1ull << cyclock__setup.shift) +
 		     (double)(int64_t)(P + T - s->cyc) * tr->rate;
 	double slope = tgt / (double)T;
-	double hi = tr->rate * (1 + CYCLOCK_MAX_SLEW);
+	double hi = tr->rate * (1 + CYCLOCK_FOLLOW_PPM * 1e-6);
 	uint32_t mult = cyclock__mult_of(slope > hi ? hi : slope);
 
 	return mult < low ? low : mult;
@@ -122,7 +75,7 @@ static uint64_t correction_span(const struct cyclock__track *tr, uint64_t at_ns,
 	double k = (double)s->ns + (double)(int64_t)(cw - s->cyc) * tr->rate;
 	double e = cyclock__absd((double)at_ns - k), span_ns;
 
-	span_ns = e <= CYCLOCK_NOISE_NS ? CYCLOCK_GENTLE_NS : e / 500e-6;
+	span_ns = e <= CYCLOCK_NOISE_NS ? CYCLOCK_GENTLE_NS : e / (CYCLOCK_CORRECT_PPM * 1e-6);
 	if (span_ns > CYCLOCK_GENTLE_NS)
 		span_ns = CYCLOCK_GENTLE_NS;
 	if (span_ns < (double)tr->interval * tr->rate)
@@ -145,7 +98,7 @@ static void next_segment(struct cyclock__track *tr, const struct cyclock__segv *
 			 const struct cyclock__sample *s, uint64_t cw, const uint64_t off[2])
 {
 	struct cyclock__segv next = *cur;
-	uint64_t hand = cyclock__seg_horizon(cur, cyclock__host.shift);
+	uint64_t hand = cyclock__seg_horizon(cur, cyclock__setup.shift);
 	double ahead_of_lo = (double)(int64_t)(cw - s->lo - s->width) * tr->rate;
 	uint64_t k_low = s->ns + (uint64_t)(ahead_of_lo > 0 ? ahead_of_lo : 0);
 	uint32_t low = cyclock__mult_low(cur->mult_rate);
@@ -153,7 +106,7 @@ static void next_segment(struct cyclock__track *tr, const struct cyclock__segv *
 	next.off_real = off[0];
 	next.off_boot = off[1];
 	next.cyc = cw;
-	cyclock__seg_at(cur, cyclock__host.shift, cw, &next.ns, &next.frac);
+	cyclock__seg_at(cur, cyclock__setup.shift, cw, &next.ns, &next.frac);
 	if (k_low > hand + CYCLOCK_STEP_NS && k_low > next.ns) {
 		next.ns = s->ns + (uint64_t)((double)(int64_t)(cw - s->cyc) * tr->rate);
 		next.frac = 0;
@@ -170,7 +123,7 @@ static void next_segment(struct cyclock__track *tr, const struct cyclock__segv *
 /*
  * Whether to leave the counter, from the error @e (ns, ours - kernel) and
  * what adjtimex said (@moved: the rate changed, @followed: by at most
- * CYCLOCK_FOLLOW_PPM).  An error beyond 100 us that adjtimex does not
+ * CYCLOCK_FOLLOW_PPM).  An error beyond CYCLOCK_WRONG_NS that adjtimex does not
  * explain means the counter went wrong; two in a row beyond the noise,
  * that the kernel's rate changed without adjtimex saying so (adjtime()'s
  * slews).  Returns why, or NULL to stay.
@@ -183,7 +136,7 @@ static const char *leave_counter(struct cyclock__track *tr, int64_t e, uint64_t 
 	*counter_wrong = false;
 	if (!followed)
 		return "the kernel's rate changed by more than 1000 ppm";
-	if (abs_e > 100 * NSEC_PER_USEC + slack) {
+	if (abs_e > CYCLOCK_WRONG_NS + slack) {
 		*counter_wrong = !moved;
 		return moved ? "the kernel's rate changed" : "the counter disagreed with the kernel";
 	}
@@ -225,13 +178,13 @@ static void track_resync(struct cyclock__track *tr, const struct cyclock__sample
 		cyclock__publish(tr->tl, &cur);
 		return;
 	}
-	cyclock__seg_at(&cur, cyclock__host.shift, s->cyc, &our, &frac);
+	cyclock__seg_at(&cur, cyclock__setup.shift, s->cyc, &our, &frac);
 	e = (int64_t)(our - s->ns);
 	tr->last_err = e;
 	/* The bracket's own uncertainty (a writer preempted while sampling
 	 * must not take that for the counter's error), and the drift the
 	 * rate's may have gathered since the horizon. */
-	slack = 500 + (uint64_t)((double)s->width * tr->rate) +
+	slack = CYCLOCK_NOISE_NS + (uint64_t)((double)s->width * tr->rate) +
 		cyclock__drift_slack(tr, cw - cur.cyc - cur.horizon_cyc);
 	why = leave_counter(tr, e, slack, moved, followed, &wrong);
 	if (why) {
@@ -251,7 +204,7 @@ static void track_resync(struct cyclock__track *tr, const struct cyclock__sample
 /*
  * Before the flag, from the published segment alone (the writer's fields
  * are not ours to read yet): kernel mode, or the counter's time at sample
- * @s more than 200 ns and the bracket away from the kernel's.
+ * @s more than CYCLOCK_STEP_NS and the bracket away from the kernel's.
  */
 static bool looks_off(const struct cyclock__timeline *tl, const struct cyclock__sample *s)
 {
@@ -264,7 +217,7 @@ static bool looks_off(const struct cyclock__timeline *tl, const struct cyclock__
 		return true;
 	cyclock__seg_at(&v, shift, s->cyc, &our, &frac);
 	e = (int64_t)(our - s->ns);
-	return (uint64_t)(e < 0 ? -e : e) > 200 + width_ns;
+	return (uint64_t)(e < 0 ? -e : e) > CYCLOCK_STEP_NS + width_ns;
 }
 
 /* The writer flag holds the process id of its holder: one left behind by
@@ -315,7 +268,7 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded)
 		return false; /* another of our threads is at it */
 	offsets = mono && (atomic_load_explicit(&cyclock__host.pending, memory_order_relaxed) ||
 			   cyclock__kernel_ns(CLOCK_MONOTONIC) -
-					   atomic_load_explicit(&cyclock__host.offsets_ns,
+					   atomic_load_explicit(&cyclock__tracks.offsets_ns,
 								memory_order_relaxed) >=
 				   CYCLOCK_OFFSETS_NS);
 	if (offsets)
@@ -344,10 +297,10 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded)
 	if (offsets) {
 		atomic_store_explicit(&cyclock__host.pending, 0, memory_order_relaxed);
 		cyclock__offsets_apply(&o, false);
-		atomic_store_explicit(&cyclock__host.offsets_ns, s.ns, memory_order_relaxed);
+		atomic_store_explicit(&cyclock__tracks.offsets_ns, s.ns, memory_order_relaxed);
 	}
-	off[0] = cyclock__host.off_real;
-	off[1] = cyclock__host.off_boot;
+	off[0] = cyclock__tracks.off_real;
+	off[1] = cyclock__tracks.off_boot;
 	track_resync(tr, &s, mono ? &a : &tr->adj, mono ? off : NULL, went_back);
 	cyclock__writer_done();
 	if (shielded)
@@ -359,6 +312,6 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded)
 void cyclock__resync_all(void)
 {
 	atomic_store_explicit(&cyclock__host.pending, 1, memory_order_relaxed);
-	cyclock__resync(&cyclock__host.mono, false, true);
-	cyclock__resync(&cyclock__host.raw, false, true);
+	cyclock__resync(&cyclock__tracks.mono, false, true);
+	cyclock__resync(&cyclock__tracks.raw, false, true);
 }

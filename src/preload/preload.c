@@ -396,7 +396,7 @@ __attribute__((constructor)) static void preload_init(void)
 	if (mask)
 		cyclock__init_once(CYCLOCK__INIT_DEFER | CYCLOCK__INIT_NO_LOCAL);
 	/* Done without the counter: the kernel's clocks, so pass everything through. */
-	if (atomic_load(&cyclock__host.state) == INIT_DONE && !cyclock__host.using_counter)
+	if (atomic_load(&cyclock__host.state) == INIT_DONE && !cyclock__setup.using_counter)
 		mask = 0;
 	atomic_store(&served, mask ? mask | relaxed : 0);
 	atomic_store(&cyclock_preload_active, mask ? mask | relaxed : 0);

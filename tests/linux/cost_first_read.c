@@ -80,7 +80,7 @@ static int child(bool vdso)
 		if (!was && atomic_load(&cyclock__host.state) == INIT_DONE) {
 			done_at = b;
 			call = b - a;
-			after = (uint64_t)((double)AFTER_NS * cyclock__host.hz_hint / 1e9);
+			after = (uint64_t)((double)AFTER_NS * cyclock__setup.hz_hint / 1e9);
 		}
 		if ((done_at && b - done_at >= after) ||
 		    kclock_ns(CLOCK_MONOTONIC) - k0 > HANDOVER_LIMIT_NS)

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The simulated world (libcyclock_sim.a only): what world.c asks of the
+ * machine, answered from the test (cyclock/arch/sim.h, tests/linux/
+ * sim_world.h): the kernel's clocks and adjtimex, the counter's
+ * properties, the kernel's clocksource, the CPUs allowed; and
+ * cyclock__sim_reset(), which forgets everything between tests.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/timex.h>
+
+#include "internal.h"
+
+#ifndef CYCLOCK_SIM
+#error "sim.c is the simulation library's alone"
+#endif
+
+static struct cyclock_sim_config sim_cfg;
+
+int cyclock__kernel_gettime(clockid_t id, struct timespec *ts)
+{
+	return cyclock_sim_clock_gettime(id, ts);
+}
+
+/* A test that simulates adjtimex defines this; the others have none. */
+__attribute__((weak)) int cyclock_sim_adjtimex(struct timex *tx);
+
+int cyclock__adjtimex(struct timex *tx)
+{
+	if (!cyclock_sim_adjtimex) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return cyclock_sim_adjtimex(tx);
+}
+
+bool cyclock__cpuid_ahead(void)
+{
+	return false; /* no CPUID in simulation */
+}
+
+unsigned int cyclock__cpuid_asked(void)
+{
+	return 0;
+}
+
+bool cyclock__counter_invariant(void)
+{
+	return sim_cfg.invariant;
+}
+
+uint64_t cyclock__counter_hz_hint(const char **how)
+{
+	*how = "simulated CPUID";
+	return sim_cfg.hint_hz;
+}
+
+bool cyclock__kernel_clocksource(char *name, size_t len)
+{
+	snprintf(name, len, "%s", sim_cfg.kernel_trusts ? CYCLOCK_ARCH_KERNEL_CLOCKSOURCE : "hpet");
+	return true;
+}
+
+unsigned int cyclock__allowed_cpus(int cpu[2])
+{
+	cpu[0] = cpu[1] = 0;
+	return 1; /* no warp check in simulation */
+}
+
+/* Tests: forget everything; the next read initialises under @cfg. */
+void cyclock__sim_reset(const struct cyclock_sim_config *cfg)
+{
+	sim_cfg = *cfg;
+	memset(&cyclock__host, 0, sizeof(cyclock__host));
+	memset(&cyclock__setup, 0, sizeof(cyclock__setup));
+	memset(&cyclock__tracks, 0, sizeof(cyclock__tracks));
+	memset(&cyclock__mono, 0, sizeof(cyclock__mono));
+	memset(&cyclock__raw, 0, sizeof(cyclock__raw));
+	cyclock__mono.how = cyclock__raw.how = CYCLOCK_ARCH_ORDERED_ANY;
+	atomic_store(&cyclock__coarse.below, 0);
+	cyclock__local_reset();
+}

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the hosted layer asks of the machine: CPUID (through a cache, each
+ * leaf asked once), the counter's properties, adjtimex(2), the kernel's
+ * clocksource, the CPUs allowed.  The simulation library has sim.c in its
+ * place.  Async-signal-safe, since a reader's first call initialises.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/timex.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#ifdef CYCLOCK_SIM
+#error "world.c is the real world's: the simulation library has sim.c"
+#endif
+
+#ifdef CYCLOCK_ARCH_CPUID_LEAVES
+/* The leaves the arch header's checks ask, each asked of the CPU once:
+ * written by the initialising thread only (init.c), which alone reads it. */
+static const unsigned int cpuid_leaf[] = { CYCLOCK_ARCH_CPUID_LEAVES };
+static struct {
+	unsigned int r[4];
+	bool have;
+} cpuid_cache[sizeof(cpuid_leaf) / sizeof(cpuid_leaf[0])];
+
+static unsigned int cpuid_asked; /* CPUID instructions run: for the tests */
+
+static void cpuid_fetch(size_t i)
+{
+	__cpuid_count(cpuid_leaf[i], 0, cpuid_cache[i].r[0], cpuid_cache[i].r[1],
+		      cpuid_cache[i].r[2], cpuid_cache[i].r[3]);
+	cpuid_cache[i].have = true;
+	cpuid_asked++;
+}
+
+unsigned int cyclock__cpuid_asked(void)
+{
+	return cpuid_asked;
+}
+
+void cyclock__cpuid(unsigned int leaf, unsigned int r[4])
+{
+	for (size_t i = 0; i < sizeof(cpuid_leaf) / sizeof(cpuid_leaf[0]); i++)
+		if (cpuid_leaf[i] == leaf) {
+			if (!cpuid_cache[i].have)
+				cpuid_fetch(i);
+			memcpy(r, cpuid_cache[i].r, sizeof(cpuid_cache[i].r));
+			return;
+		}
+	__cpuid_count(leaf, 0, r[0], r[1], r[2], r[3]);
+	cpuid_asked++;
+}
+
+/* Ask the next leaf not asked yet; false if none is left. */
+bool cyclock__cpuid_ahead(void)
+{
+	for (size_t i = 0; i < sizeof(cpuid_leaf) / sizeof(cpuid_leaf[0]); i++)
+		if (!cpuid_cache[i].have) {
+			cpuid_fetch(i);
+			return true;
+		}
+	return false;
+}
+#else
+bool cyclock__cpuid_ahead(void)
+{
+	return false;
+}
+
+unsigned int cyclock__cpuid_asked(void)
+{
+	return 0;
+}
+#endif
+
+int cyclock__adjtimex(struct timex *tx)
+{
+	return adjtimex(tx);
+}
+
+bool cyclock__counter_invariant(void)
+{
+	return cyclock_arch_counter_invariant();
+}
+
+#ifdef CYCLOCK_ARCH_HZ_DEVICE_TREE
+/* The counter's frequency from the device tree property the arch header
+ * names, a big-endian u32 (riscv64's timebase-frequency), or 0. */
+uint64_t cyclock__counter_hz_hint(const char **how)
+{
+	int fd = open(CYCLOCK_ARCH_HZ_DEVICE_TREE, O_RDONLY | O_CLOEXEC);
+	unsigned char be[4];
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, be, sizeof(be));
+	close(fd);
+	if (n != (ssize_t)sizeof(be))
+		return 0;
+	*how = "device tree";
+	return (uint64_t)be[0] << 24 | (uint64_t)be[1] << 16 | (uint64_t)be[2] << 8 | be[3];
+}
+#else
+uint64_t cyclock__counter_hz_hint(const char **how)
+{
+	return cyclock_arch_counter_hz_hint(how);
+}
+#endif
+
+/* The kernel's current clocksource, from sysfs (open and read are
+ * async-signal-safe; stdio is not). */
+bool cyclock__kernel_clocksource(char *name, size_t len)
+{
+	int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		      O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, name, len - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	name[n] = '\0';
+	name[strcspn(name, "\n")] = '\0';
+	return true;
+}
+
+/* How many CPUs this thread may run on, and the first two of them. */
+unsigned int cyclock__allowed_cpus(int cpu[2])
+{
+	cpu_set_t set;
+	unsigned int n = 0;
+
+	cpu[0] = cpu[1] = 0;
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	for (int i = 0; i < CPU_SETSIZE; i++) {
+		if (!CPU_ISSET(i, &set))
+			continue;
+		if (n < 2)
+			cpu[n] = i;
+		n++;
+	}
+	return n;
+}
