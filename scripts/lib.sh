@@ -33,6 +33,7 @@ cyclock__package() {
 	cyclictest) echo rt-tests ;;
 	postgres) echo postgresql ;;
 	psycopg2) echo python3-psycopg2 ;;
+	redis-benchmark) echo redis-tools ;; # scripts/servers.sh's (redis-server, nginx, wrk: as named)
 	mandoc) echo mandoc ;; # tests/build/man.sh's lint
 	jsonschema) echo python3-jsonschema ;;           # cyclock info --json's schema
 	prometheus-client) echo python3-prometheus-client ;; # an OpenMetrics parser
@@ -93,8 +94,9 @@ cyclock__have() {
 # for the firmware test: arm-none-eabi-gcc qemu-system-arm;
 # for scripts/cross.sh: aarch64-gcc riscv64-gcc qemu-user cmocka-arm64
 # jansson-arm64 (the last two after dpkg --add-architecture arm64);
-# for the realworld tests: linux-source cyclictest postgres psycopg2 node-exporter
-# node-exporter.
+# for the realworld tests: linux-source cyclictest postgres psycopg2 node-exporter;
+# for scripts/pg_timing.sh: postgres psycopg2; for scripts/servers.sh:
+# redis-server redis-benchmark nginx wrk postgres.
 # (clang's ThreadSanitizer runtime; check it after clang).
 cyclock_ensure_deps() {
 	local req missing=()
