@@ -55,6 +55,7 @@ struct cyclock__seg {
 struct cyclock__seg_ext {
 	struct cyclock_u64 recheck_cyc;
 	CYCLOCK_ATOMIC(uint32_t) mult_rate;
+	CYCLOCK_ATOMIC(uint32_t) drift_ppb; /* the rate's uncertainty, for a resync's look */
 };
 
 /* The sequence word: the sequence, whose low bit names the copy readers

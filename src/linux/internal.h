@@ -97,6 +97,7 @@ struct cyclock__segv {
 	uint64_t off_real, off_boot;
 	uint32_t frac, horizon_cyc, mult, mult_rate; /* horizon_cyc 0: kernel mode */
 	uint64_t recheck;               /* kernel mode: look at the counter again from here */
+	uint32_t drift_ppb;             /* past the horizon, drift this far is no news */
 };
 
 /* The slope the writer may take a lead back at: 1/512 (1953 ppm) below the
@@ -266,16 +267,44 @@ bool cyclock__spell_recent(const struct cyclock__track *tr, uint64_t now_ns);
 void cyclock__adapt_interval(struct cyclock__track *tr, uint64_t abs_err, uint64_t now_ns);
 bool cyclock__follow_adj(struct cyclock__track *tr, const struct cyclock__kadj *a, bool *moved);
 uint64_t cyclock__drift_slack(const struct cyclock__track *tr, uint64_t gap);
+uint32_t cyclock__drift_ppb(const struct cyclock__track *tr); /* drift_slack()'s, per ns */
 
-/* kmode.c: kernel-mode spells, and the fresh segments that end them (the
- * first segment of all too: the timelines start in kernel mode). */
+/*
+ * What a resync publishes, and why: cyclock__decide() (track.c) makes it
+ * from the samples and the track's state alone, so that tests can ask it
+ * without a kernel or a simulated one; the resync then publishes it.
+ */
+enum cyclock__what {
+	CYCLOCK__KEEP,   /* the same segment, new offsets (a resync before the horizon) */
+	CYCLOCK__NEXT,   /* the next counter segment */
+	CYCLOCK__KERNEL, /* kernel mode: entered (why set), or stayed in */
+	CYCLOCK__FRESH,  /* the counter again, from the sample: cyclock__start_fresh() */
+};
+struct cyclock__decision {
+	enum cyclock__what what;
+	struct cyclock__segv seg; /* to publish (FRESH: the segment it ends, with the offsets) */
+	const char *why;          /* why kernel mode was entered, or NULL */
+	bool counter_wrong;       /* and that was the counter's fault: an anomaly */
+};
+struct cyclock__decision cyclock__decide(struct cyclock__track *tr,
+					 const struct cyclock__segv *cur,
+					 const struct cyclock__sample *s, uint64_t cw,
+					 const struct cyclock__kadj *a, const uint64_t *off,
+					 bool went_back);
+
+/* kmode.c: kernel-mode spells (decisions), and the fresh segments that
+ * end them (the first segment of all too: the timelines start in kernel
+ * mode), which sample again if the sample is too old when published. */
 void cyclock__start_fresh(struct cyclock__track *tr, const struct cyclock__sample *s,
 			  const struct cyclock__segv *cur);
-void cyclock__enter_kernel(struct cyclock__track *tr, const struct cyclock__segv *cur,
-			   const struct cyclock__sample *s, uint64_t cw, bool counter_wrong,
-			   const char *why);
-void cyclock__kernel_step(struct cyclock__track *tr, const struct cyclock__segv *cur,
-			  const struct cyclock__sample *s, uint64_t cw, bool adj_moved);
+struct cyclock__decision cyclock__enter_kernel(struct cyclock__track *tr,
+					       const struct cyclock__segv *cur,
+					       const struct cyclock__sample *s, uint64_t cw,
+					       bool counter_wrong, const char *why);
+struct cyclock__decision cyclock__kernel_step(struct cyclock__track *tr,
+					      const struct cyclock__segv *cur,
+					      const struct cyclock__sample *s, uint64_t cw,
+					      bool adj_moved);
 
 /* sample.c, segment.c, track.c: the writer's side. */
 void cyclock__sample(clockid_t id, struct cyclock__sample *s);

@@ -36,6 +36,7 @@ static struct cyclock__segv fresh_segment(const struct cyclock__track *tr,
 	v.mult = cyclock__mult_of(tr->rate * (1 + 2e-6 * CYCLOCK_STEADY_PPM));
 	v.mult_rate = cyclock__mult_of(tr->rate);
 	v.horizon_cyc = (uint32_t)cyclock__setup.fresh_cyc;
+	v.drift_ppb = cyclock__drift_ppb(tr);
 	return v;
 }
 
@@ -77,23 +78,23 @@ static struct cyclock__segv kernel_segment(const struct cyclock__segv *cur, uint
 
 /* Kernel mode from counter segment @cur: the kernel's rate changed faster
  * than the counter can follow, or (@counter_wrong) the counter went wrong. */
-void cyclock__enter_kernel(struct cyclock__track *tr, const struct cyclock__segv *cur,
-			   const struct cyclock__sample *s, uint64_t cw, bool counter_wrong,
-			   const char *why)
+struct cyclock__decision cyclock__enter_kernel(struct cyclock__track *tr,
+					       const struct cyclock__segv *cur,
+					       const struct cyclock__sample *s, uint64_t cw,
+					       bool counter_wrong, const char *why)
 {
-	struct cyclock__segv v = kernel_segment(cur, cw);
+	struct cyclock__decision d = { CYCLOCK__KERNEL, kernel_segment(cur, cw), why,
+				       counter_wrong };
 
 	/* Spells in a row (each within CYCLOCK_RECENT_NS of the last) ask
 	 * for longer steadiness before the counter takes over again. */
 	tr->streak = cyclock__spell_recent(tr, s->ns) ? (tr->streak < 6 ? tr->streak + 1 : 6) : 0;
 	tr->spells++;
-	if (counter_wrong)
-		atomic_fetch_add_explicit(&cyclock__tracks.anomalies, 1, memory_order_relaxed);
 	tr->kernel_why = why;
 	tr->win = tr->anchor = *s;
 	tr->win_rate = 0;
 	tr->strikes = 0;
-	cyclock__publish(tr->tl, &v);
+	return d;
 }
 
 /*
@@ -104,21 +105,21 @@ void cyclock__enter_kernel(struct cyclock__track *tr, const struct cyclock__segv
  * saying the same all along.  Then the counter takes over at the rate
  * over both; until then the same floor, new offsets, the next look later.
  */
-void cyclock__kernel_step(struct cyclock__track *tr, const struct cyclock__segv *cur,
-			  const struct cyclock__sample *s, uint64_t cw, bool adj_moved)
+struct cyclock__decision cyclock__kernel_step(struct cyclock__track *tr,
+					      const struct cyclock__segv *cur,
+					      const struct cyclock__sample *s, uint64_t cw,
+					      bool adj_moved)
 {
 	int64_t span = (int64_t)(s->ns - tr->win.ns);
-	struct cyclock__segv again = kernel_segment(cur, cw);
+	struct cyclock__decision d = { CYCLOCK__KERNEL, kernel_segment(cur, cw), NULL, false };
 	double r, noise;
 
 	if (adj_moved) {
 		tr->win = tr->anchor = *s;
 		tr->win_rate = 0;
 	}
-	if (adj_moved || span < (int64_t)(CYCLOCK_STEADY_NS << tr->streak)) {
-		cyclock__publish(tr->tl, &again);
-		return;
-	}
+	if (adj_moved || span < (int64_t)(CYCLOCK_STEADY_NS << tr->streak))
+		return d;
 	r = (double)span / (double)(s->cyc - tr->win.cyc);
 	noise = (double)(s->width + 2 * tr->win.width + tr->anchor.width) * r / (double)span;
 	if (tr->win_rate > 0 &&
@@ -126,11 +127,12 @@ void cyclock__kernel_step(struct cyclock__track *tr, const struct cyclock__segv 
 		tr->rate = cyclock__best_rate(tr, (double)(s->ns - tr->anchor.ns) /
 							  (double)(s->cyc - tr->anchor.cyc));
 		tr->spell_end_ns = s->ns;
-		cyclock__start_fresh(tr, s, cur);
-		return;
+		d.what = CYCLOCK__FRESH;
+		d.seg = *cur;
+		return d;
 	}
 	tr->anchor = tr->win; /* the previous window's start: both windows' baseline */
 	tr->win = *s;
 	tr->win_rate = r;
-	cyclock__publish(tr->tl, &again);
+	return d;
 }

@@ -136,10 +136,10 @@ bool cyclock__follow_adj(struct cyclock__track *tr, const struct cyclock__kadj *
  * plus 1 ppm.  A process that reads again after a long pause on a young
  * estimate is that far off without anything having gone wrong.
  */
-uint64_t cyclock__drift_slack(const struct cyclock__track *tr, uint64_t gap)
+uint32_t cyclock__drift_ppb(const struct cyclock__track *tr)
 {
 	const struct cyclock__sample *a = &cyclock__setup.first_raw, *b = &cyclock__tracks.raw.last;
-	double unc = 0.5; /* no baseline at all: each bracket as wide as it */
+	double unc = 0.5, ppb; /* no baseline at all: each bracket as wide as it */
 
 	if (b->ns > a->ns)
 		unc = cyclock__rate_unc(a, b, tr->rate);
@@ -149,5 +149,11 @@ uint64_t cyclock__drift_slack(const struct cyclock__track *tr, uint64_t gap)
 		unc = own < unc ? own : unc;
 	}
 	/* Twice the sum of the widths, the mean's four times. */
-	return (uint64_t)((double)gap * tr->rate * (4 * unc + 1e-6));
+	ppb = (4 * unc + 1e-6) * 1e9;
+	return ppb < UINT32_MAX ? (uint32_t)ppb : UINT32_MAX;
+}
+
+uint64_t cyclock__drift_slack(const struct cyclock__track *tr, uint64_t gap)
+{
+	return (uint64_t)((double)gap * tr->rate * (double)cyclock__drift_ppb(tr) * 1e-9);
 }

@@ -40,6 +40,7 @@ struct cyclock__segv cyclock__seg_load(const struct cyclock__timeline *tl)
 		v.frac = (uint32_t)(cyclock__load64(&s->epoch_k) + v.cyc * v.mult);
 		v.mult_rate = atomic_load_explicit(&tl->ext[word & 1].mult_rate, memory_order_relaxed);
 		v.recheck = cyclock__load64(&tl->ext[word & 1].recheck_cyc);
+		v.drift_ppb = atomic_load_explicit(&tl->ext[word & 1].drift_ppb, memory_order_relaxed);
 	} while (cyclock__tl_retry(tl, word));
 	return v;
 }
@@ -103,6 +104,7 @@ static void write_copy(struct cyclock__timeline *tl, unsigned int i, const struc
 	atomic_store_explicit(&s->mult, v->mult, memory_order_relaxed);
 	atomic_store_explicit(&tl->ext[i].mult_rate, v->mult_rate, memory_order_relaxed);
 	cyclock__store64(&tl->ext[i].recheck_cyc, v->recheck);
+	atomic_store_explicit(&tl->ext[i].drift_ppb, v->drift_ppb, memory_order_relaxed);
 }
 
 /*

@@ -1,31 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tracking the kernel's clocks: the writer's side of the timelines.
- *
- * A resync reads the kernel clock against the counter (one bracket, or
- * the tightest of three) and, when it must, asks adjtimex(2) what the
- * kernel's rate is; then, under the writer flag, it decides what the
- * timeline does next:
- * - counter mode, the kernel steady: a segment that starts where the
- *   writer reads the counter, at least at every value the current one can
- *   have handed out, and aims at the kernel's projected value (an error
- *   within the noise over 32 ms, a larger one sooner), within +-1000 ppm
- *   of the estimated rate or down to the low slope (1953 ppm below it) to
- *   take a lead back.  Behind the kernel, it steps forward to it.
- * - the kernel's rate changed by up to CYCLOCK_FOLLOW_PPM (adjtimex says
- *   so): the same, at the new rate.
- * - a larger change, or an error adjtimex does not explain (a tick slew,
- *   an offset slew, a counter that jumped or stalled): kernel mode, which
- *   serves the kernel's clock, never below what the counter handed out.
- * - kernel mode, the kernel's rate steady over two windows: a fresh
- *   segment, started at the kernel's clock and never below the floor.
- * Intervals start at 1 ms and double while the error stays small, up to
- * 2 ms: CLOCK_MONOTONIC's rate may change at any tick, and a counter that
- * leaps inside a segment is caught at its horizon.
- *
- * This file makes the decision and the counter segments; rate.c keeps the
- * rate and the interval, kmode.c the kernel-mode spells and the fresh
- * segments that end them.
+ * Tracking the kernel's clocks, the writer's side: a resync samples the
+ * kernel's clock against the counter (and asks adjtimex(2) when it must),
+ * then, under the writer flag, cyclock__decide() says what the timeline
+ * publishes next and cyclock__publish() (segment.c) publishes it.  The
+ * cases and their reasons are docs/hosted.md's ("Tracking the kernel's
+ * clocks").  This file decides for counter segments; rate.c keeps the
+ * rate and the interval; kmode.c decides in kernel mode and makes the
+ * fresh segments that end it.
  */
 #include "internal.h"
 
@@ -94,8 +76,9 @@ static uint64_t correction_span(const struct cyclock__track *tr, uint64_t at_ns,
  * second on a young rate estimate is 10 us ahead), is not slewed back
  * over tens of milliseconds.
  */
-static void next_segment(struct cyclock__track *tr, const struct cyclock__segv *cur,
-			 const struct cyclock__sample *s, uint64_t cw, const uint64_t off[2])
+static struct cyclock__segv next_segment(const struct cyclock__track *tr,
+					 const struct cyclock__segv *cur,
+					 const struct cyclock__sample *s, uint64_t cw)
 {
 	struct cyclock__segv next = *cur;
 	uint64_t hand = cyclock__seg_horizon(cur, cyclock__setup.shift);
@@ -103,8 +86,6 @@ static void next_segment(struct cyclock__track *tr, const struct cyclock__segv *
 	uint64_t k_low = s->ns + (uint64_t)(ahead_of_lo > 0 ? ahead_of_lo : 0);
 	uint32_t low = cyclock__mult_low(cur->mult_rate);
 
-	next.off_real = off[0];
-	next.off_boot = off[1];
 	next.cyc = cw;
 	cyclock__seg_at(cur, cyclock__setup.shift, cw, &next.ns, &next.frac);
 	if (k_low > hand + CYCLOCK_STEP_NS && k_low > next.ns) {
@@ -117,7 +98,7 @@ static void next_segment(struct cyclock__track *tr, const struct cyclock__segv *
 	next.horizon_cyc = (uint32_t)tr->interval;
 	next.mult = aim(tr, s, cw, next.ns, next.frac, correction_span(tr, next.ns, s, cw), low);
 	next.mult_rate = cyclock__mult_of(tr->rate) < low ? low : cyclock__mult_of(tr->rate);
-	cyclock__publish(tr->tl, &next);
+	return next;
 }
 
 /*
@@ -148,76 +129,103 @@ static const char *leave_counter(struct cyclock__track *tr, int64_t e, uint64_t 
 }
 
 /*
- * One timeline's resync at sample @s; the caller holds the writer flag.
- * @off: MONOTONIC's offsets, or NULL to keep the segment's.
+ * What timeline @tr publishes after sample @s, with the writer's counter
+ * read @cw, adjtimex's word @a, the offsets @off (NULL: @cur's), from the
+ * current segment @cur; @went_back: a reader saw the counter far before
+ * it.  Updates the track's own state (its rate, interval, strikes,
+ * windows) and nothing else: the kernel and the counter are what the
+ * arguments say (tests/linux/test_decide.c).  The caller holds the writer
+ * flag.
  */
-static void track_resync(struct cyclock__track *tr, const struct cyclock__sample *s,
-			  const struct cyclock__kadj *a, const uint64_t *off, bool went_back)
+struct cyclock__decision cyclock__decide(struct cyclock__track *tr,
+					 const struct cyclock__segv *cur,
+					 const struct cyclock__sample *s, uint64_t cw,
+					 const struct cyclock__kadj *a, const uint64_t *off,
+					 bool went_back)
 {
-	struct cyclock__segv cur = cyclock__seg_load(tr->tl);
-	uint64_t cw = cyclock__ordered(), our, slack, keep[2];
+	struct cyclock__decision d = { CYCLOCK__KEEP, *cur, NULL, false };
+	uint64_t our, slack;
 	uint32_t frac;
 	bool moved, followed = cyclock__follow_adj(tr, a, &moved), wrong;
 	const char *why;
 	int64_t e;
 
-	keep[0] = cur.off_real = off ? off[0] : cur.off_real;
-	keep[1] = cur.off_boot = off ? off[1] : cur.off_boot;
+	if (off) {
+		d.seg.off_real = off[0];
+		d.seg.off_boot = off[1];
+	}
 	tr->resyncs++;
-	if (!cur.horizon_cyc) {
-		cyclock__kernel_step(tr, &cur, s, cw, moved);
-		return;
+	if (!cur->horizon_cyc)
+		d = cyclock__kernel_step(tr, &d.seg, s, cw, moved);
+	else if (went_back)
+		d = cyclock__enter_kernel(tr, &d.seg, s, cw, true, "the counter went back");
+	else if ((int64_t)(cw - cur->cyc - cur->horizon_cyc) < 0)
+		return d; /* before the horizon (cyclock_resync()): new offsets only */
+	else {
+		cyclock__seg_at(cur, cyclock__setup.shift, s->cyc, &our, &frac);
+		e = (int64_t)(our - s->ns);
+		tr->last_err = e;
+		/* The bracket's own uncertainty (a writer preempted while
+		 * sampling must not take that for the counter's error), and the
+		 * drift the rate's may have gathered since the horizon. */
+		slack = CYCLOCK_NOISE_NS + (uint64_t)((double)s->width * tr->rate) +
+			cyclock__drift_slack(tr, cw - cur->cyc - cur->horizon_cyc);
+		why = leave_counter(tr, e, slack, moved, followed, &wrong);
+		if (why)
+			return cyclock__enter_kernel(tr, &d.seg, s, cw, wrong, why);
+		if (moved) {
+			tr->anchor = tr->mid = *s;
+			tr->hold_ns = s->ns + CYCLOCK_RATE_SPAN_NS / 2;
+		} else {
+			cyclock__take_rate(tr, s);
+		}
+		cyclock__adapt_interval(tr, (uint64_t)(e < 0 ? -e : e), s->ns);
+		d.seg = next_segment(tr, &d.seg, s, cw);
+		d.seg.drift_ppb = cyclock__drift_ppb(tr);
+		d.what = CYCLOCK__NEXT;
 	}
-	if (went_back) {
-		cyclock__enter_kernel(tr, &cur, s, cw, true, "the counter went back");
-		return;
-	}
-	if ((int64_t)(cw - cur.cyc - cur.horizon_cyc) < 0) {
-		/* Before the horizon (cyclock_resync()): the same segment, new
-		 * offsets. */
-		cyclock__publish(tr->tl, &cur);
-		return;
-	}
-	cyclock__seg_at(&cur, cyclock__setup.shift, s->cyc, &our, &frac);
-	e = (int64_t)(our - s->ns);
-	tr->last_err = e;
-	/* The bracket's own uncertainty (a writer preempted while sampling
-	 * must not take that for the counter's error), and the drift the
-	 * rate's may have gathered since the horizon. */
-	slack = CYCLOCK_NOISE_NS + (uint64_t)((double)s->width * tr->rate) +
-		cyclock__drift_slack(tr, cw - cur.cyc - cur.horizon_cyc);
-	why = leave_counter(tr, e, slack, moved, followed, &wrong);
-	if (why) {
-		cyclock__enter_kernel(tr, &cur, s, cw, wrong, why);
-		return;
-	}
-	if (moved) {
-		tr->anchor = tr->mid = *s;
-		tr->hold_ns = s->ns + CYCLOCK_RATE_SPAN_NS / 2;
-	} else {
-		cyclock__take_rate(tr, s);
-	}
-	cyclock__adapt_interval(tr, (uint64_t)(e < 0 ? -e : e), s->ns);
-	next_segment(tr, &cur, s, cw, keep);
+	return d;
+}
+
+/* One timeline's resync at sample @s: the decision, then one publish.  The
+ * caller holds the writer flag. */
+static void track_resync(struct cyclock__track *tr, const struct cyclock__sample *s,
+			 const struct cyclock__kadj *a, const uint64_t *off, bool went_back)
+{
+	struct cyclock__segv cur = cyclock__seg_load(tr->tl);
+	struct cyclock__decision d = cyclock__decide(tr, &cur, s, cyclock__ordered(), a, off,
+						     went_back);
+
+	if (d.counter_wrong)
+		atomic_fetch_add_explicit(&cyclock__tracks.anomalies, 1, memory_order_relaxed);
+	if (d.what == CYCLOCK__FRESH)
+		cyclock__start_fresh(tr, s, &d.seg);
+	else
+		cyclock__publish(tr->tl, &d.seg);
 }
 
 /*
  * Before the flag, from the published segment alone (the writer's fields
  * are not ours to read yet): kernel mode, or the counter's time at sample
- * @s more than CYCLOCK_STEP_NS and the bracket away from the kernel's.
+ * @s further from the kernel's than the decision takes for noise (a
+ * sample's, the bracket's width, and the drift the rate's uncertainty
+ * allows past the horizon: cyclock__decide()'s slack).  Only then is
+ * adjtimex asked: a young rate estimate is no reason for a system call.
  */
 static bool looks_off(const struct cyclock__timeline *tl, const struct cyclock__sample *s)
 {
 	struct cyclock__segv v = cyclock__seg_load(tl);
 	uint32_t shift = atomic_load_explicit(&tl->shift, memory_order_relaxed), frac;
 	uint64_t our, width_ns = (uint64_t)(((unsigned __int128)s->width * v.mult_rate) >> shift);
-	int64_t e;
+	int64_t e, past = (int64_t)(s->cyc - v.cyc - v.horizon_cyc);
+	double past_ns = past > 0 ? (double)past * v.mult_rate / (double)(1ull << shift) : 0;
+	uint64_t drift = (uint64_t)(past_ns * v.drift_ppb * 1e-9);
 
 	if (!v.horizon_cyc)
 		return true;
 	cyclock__seg_at(&v, shift, s->cyc, &our, &frac);
 	e = (int64_t)(our - s->ns);
-	return (uint64_t)(e < 0 ? -e : e) > CYCLOCK_STEP_NS + width_ns;
+	return (uint64_t)(e < 0 ? -e : e) > CYCLOCK_NOISE_NS + width_ns + drift;
 }
 
 /* The writer flag holds the process id of its holder: one left behind by

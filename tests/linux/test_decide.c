@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The writer's decision, cyclock__decide() (track.c, kmode.c), case by
+ * case, with no kernel and no simulated one: a counter at 3 GHz, a
+ * current segment, and a sample of the kernel's clock made up for each
+ * case.  What it must publish: the next segment continuing the current
+ * one when the kernel agrees, a forward step when the timeline is behind,
+ * a lead dropped (never below the floor) when it is ahead, kernel mode
+ * (at the floor) for a stated change beyond CYCLOCK_FOLLOW_PPM, an error
+ * beyond CYCLOCK_WRONG_NS (an anomaly), two unexplained errors in a row
+ * or a counter that went back, the same segment with new offsets before
+ * the horizon, and the counter again once two kernel-mode windows agree.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "internal.h"
+
+#define HZ 3000000000.0
+#define RATE (1e9 / HZ)            /* ns per count */
+#define US 3000ull                 /* counts per microsecond */
+#define MS (1000 * US)
+#define P0 (1000000000000ull)      /* the current segment's start, counts */
+#define NS0 (500000000000ull)      /* and its value there, ns */
+
+static uint64_t counts(uint64_t ns)
+{
+	return (uint64_t)((double)ns * HZ / 1e9) + 1;
+}
+
+/* What initialisation would set for a 3 GHz counter (init.c's setup_scale()). */
+static void setup(void)
+{
+	uint32_t mult, shift;
+
+	memset(&cyclock__setup, 0, sizeof(cyclock__setup));
+	cyclock_calc_mult_shift(&mult, &shift, (uint64_t)HZ, NSEC_PER_SEC, 4);
+	cyclock__setup.shift = shift;
+	cyclock__setup.max_back_cyc = counts(CYCLOCK_MAX_BACK_NS);
+	cyclock__setup.min_int_cyc = counts(CYCLOCK_MIN_INTERVAL_NS);
+	cyclock__setup.max_int_cyc = counts(CYCLOCK_MAX_INTERVAL_NS);
+	cyclock__setup.fresh_cyc = counts(CYCLOCK_FRESH_NS);
+	cyclock__setup.fresh_margin_cyc = counts(CYCLOCK_FRESH_MARGIN_NS);
+	cyclock__setup.recheck_cyc = counts(CYCLOCK_RECHECK_NS);
+	cyclock__setup.quick_int_cyc = counts(CYCLOCK_QUICK_NS);
+	cyclock__setup.tight_cyc = counts(CYCLOCK_TIGHT_NS);
+	cyclock__tracks.raw.rate = RATE; /* MONOTONIC's stated rate is RAW's times adjtimex's */
+}
+
+/* A sample at counter @cyc reading @ns, 60 counts wide. */
+static struct cyclock__sample sample(uint64_t cyc, uint64_t ns)
+{
+	struct cyclock__sample s = { cyc, cyc - 30, 60, ns };
+
+	return s;
+}
+
+/* The current counter segment: from P0 at NS0, at the rate, 2 ms long. */
+static struct cyclock__segv segment(void)
+{
+	struct cyclock__segv v = { 0 };
+
+	v.cyc = P0;
+	v.ns = NS0;
+	v.mult = v.mult_rate = cyclock__mult_of(RATE);
+	v.horizon_cyc = (uint32_t)cyclock__setup.max_int_cyc;
+	v.off_real = 7;
+	v.off_boot = 3;
+	return v;
+}
+
+/* A steady track on that segment: the rate known for a second, adjtimex
+ * saying 0 ppm all along. */
+static struct cyclock__track track(void)
+{
+	struct cyclock__track tr;
+
+	memset(&tr, 0, sizeof(tr));
+	tr.id = CLOCK_MONOTONIC;
+	tr.rate = RATE;
+	tr.interval = cyclock__setup.max_int_cyc;
+	tr.anchor = tr.mid = sample(P0 - counts(NSEC_PER_SEC), NS0 - NSEC_PER_SEC);
+	tr.last = sample(P0, NS0);
+	tr.adj.known = true;
+	tr.adj.tick = 10000;
+	tr.hold_ns = 0;
+	return tr;
+}
+
+static struct cyclock__kadj steady_adj(void)
+{
+	struct cyclock__kadj a = { true, 10000, 0, 0, 0, 0 };
+
+	return a;
+}
+
+/* The segment's value at @cyc. */
+static uint64_t value(const struct cyclock__segv *v, uint64_t cyc)
+{
+	uint64_t ns;
+	uint32_t frac;
+
+	cyclock__seg_at(v, cyclock__setup.shift, cyc, &ns, &frac);
+	return ns;
+}
+
+static uint64_t floor_of(const struct cyclock__segv *v)
+{
+	return cyclock__seg_horizon(v, cyclock__setup.shift);
+}
+
+/* A resync @past counts past the horizon whose sample reads the
+ * segment's own value plus @err_ns (the kernel ahead of us by @err_ns). */
+static struct cyclock__decision resync_at(struct cyclock__track *tr,
+					  const struct cyclock__segv *cur, uint64_t past,
+					  int64_t err_ns, const struct cyclock__kadj *a, uint64_t *cw)
+{
+	uint64_t sc = cur->cyc + cur->horizon_cyc + past;
+	struct cyclock__sample s = sample(sc, (uint64_t)((int64_t)value(cur, sc) + err_ns));
+
+	*cw = sc + 30;
+	return cyclock__decide(tr, cur, &s, *cw, a, NULL, false);
+}
+
+/* The same 100 us past the horizon. */
+static struct cyclock__decision past_horizon(struct cyclock__track *tr,
+					     const struct cyclock__segv *cur, int64_t err_ns,
+					     const struct cyclock__kadj *a, uint64_t *cw)
+{
+	return resync_at(tr, cur, 100 * US, err_ns, a, cw);
+}
+
+static void slope_within_follow(const struct cyclock__segv *v)
+{
+	double ppm = ((double)v->mult / (double)cyclock__mult_of(RATE) - 1) * 1e6;
+
+	if (ppm > CYCLOCK_FOLLOW_PPM + 1 || ppm < -1954)
+		fail_msg("the next slope is %.1f ppm off the rate", ppm);
+}
+
+static void agreeing_kernel_continues_the_segment(void **unused)
+{
+	struct cyclock__segv cur = segment();
+	struct cyclock__track tr = track();
+	struct cyclock__kadj a = steady_adj();
+	struct cyclock__decision d;
+	uint64_t cw;
+
+	(void)unused;
+	d = past_horizon(&tr, &cur, 0, &a, &cw);
+	assert_int_equal(d.what, CYCLOCK__NEXT);
+	assert_null(d.why);
+	assert_int_equal(d.seg.cyc, cw);
+	/* Where the segment is at cw, or down to the kernel's least value
+	 * there (the sample's bracket ended 30 counts, 10 ns, before cw):
+	 * never higher than it must, never below the floor. */
+	assert_true(d.seg.ns <= value(&cur, cw) && d.seg.ns + 20 >= value(&cur, cw));
+	assert_true(d.seg.ns >= floor_of(&cur));
+	assert_true(d.seg.horizon_cyc > 0);
+	assert_int_equal(d.seg.off_real, cur.off_real);
+	slope_within_follow(&d.seg);
+}
+
+static void behind_steps_forward(void **unused)
+{
+	struct cyclock__segv cur = segment();
+	struct cyclock__track tr = track();
+	struct cyclock__kadj a = steady_adj();
+	struct cyclock__decision d;
+	uint64_t cw;
+
+	(void)unused;
+	d = past_horizon(&tr, &cur, 10000, &a, &cw); /* the kernel 10 us ahead */
+	assert_int_equal(d.what, CYCLOCK__NEXT);
+	/* At the kernel's clock at cw, not at the segment's. */
+	assert_true(d.seg.ns >= value(&cur, cw) + 9900);
+	slope_within_follow(&d.seg);
+}
+
+static void ahead_drops_the_lead_but_not_below_the_floor(void **unused)
+{
+	struct cyclock__segv cur = segment();
+	struct cyclock__track tr = track();
+	struct cyclock__kadj a = steady_adj();
+	struct cyclock__decision d;
+	uint64_t cw;
+
+	(void)unused;
+	d = past_horizon(&tr, &cur, -5000, &a, &cw); /* we are 5 us ahead */
+	assert_int_equal(d.what, CYCLOCK__NEXT);
+	assert_true(d.seg.ns < value(&cur, cw));  /* the lead dropped at once, */
+	assert_true(d.seg.ns + 5100 >= value(&cur, cw)); /* down to the kernel's */
+	/* 50 us ahead, 10 us past the horizon: the kernel's clock is below the
+	 * floor, the most the segment handed out, so the next starts there. */
+	tr = track();
+	d = resync_at(&tr, &cur, 10 * US, -50000, &a, &cw);
+	assert_int_equal(d.what, CYCLOCK__NEXT);
+	assert_int_equal(d.seg.ns, floor_of(&cur));
+}
+
+static void expect_kernel(const struct cyclock__decision *d, const struct cyclock__segv *cur,
+			  const char *why)
+{
+	assert_int_equal(d->what, CYCLOCK__KERNEL);
+	assert_int_equal(d->seg.horizon_cyc, 0);
+	assert_int_equal(d->seg.ns, floor_of(cur));
+	assert_non_null(d->why);
+	if (!strstr(d->why, why))
+		fail_msg("why \"%s\", not \"%s\"", d->why, why);
+}
+
+static void a_stated_change_beyond_follow_goes_to_kernel_mode(void **unused)
+{
+	struct cyclock__segv cur = segment();
+	struct cyclock__track tr = track();
+	struct cyclock__kadj a = steady_adj();
+	struct cyclock__decision d;
+	uint64_t cw;
+
+	(void)unused;
+	a.tick = 10100; /* +1 %: 10000 ppm */
+	d = past_horizon(&tr, &cur, 0, &a, &cw);
+	expect_kernel(&d, &cur, "1000 ppm");
+	assert_false(d.counter_wrong);
+	assert_int_equal(tr.spells, 1);
+}
+
+static void a_stated_change_within_follow_is_followed(void **unused)
+{
+	struct cyclock__segv cur = segment();
+	struct cyclock__track tr = track();
+	struct cyclock__kadj a = steady_adj();
+	struct cyclock__decision d;
+	uint64_t cw;
+
+	(void)unused;
+	a.freq = 500 * 65536; /* +500 ppm */
+	d = past_horizon(&tr, &cur, 0, &a, &cw);
+	assert_int_equal(d.what, CYCLOCK__NEXT);
+	assert_int_equal(tr.rate_changes, 1);
+	assert_true(d.seg.mult_rate > cur.mult_rate);
+}
+
+static void an_unexplained_large_error_is_the_counters(void **unused)
+{
+	struct cyclock__segv cur = segment();
+	struct cyclock__track tr = track();
+	struct cyclock__kadj a = steady_adj();
+	struct cyclock__decision d;
+	uint64_t cw;
+
+	(void)unused;
+	d = past_horizon(&tr, &cur, 300000, &a, &cw); /* 300 us */
+	expect_kernel(&d, &cur, "counter");
+	assert_true(d.counter_wrong);
+}
+
+static void two_unexplained_errors_in_a_row_go_to_kernel_mode(void **unused)
+{
+	struct cyclock__segv cur = segment();
+	struct cyclock__track tr = track();
+	struct cyclock__kadj a = steady_adj();
+	struct cyclock__decision d;
+	uint64_t cw;
+
+	(void)unused;
+	d = past_horizon(&tr, &cur, 3000, &a, &cw); /* 3 us: beyond the noise */
+	assert_int_equal(d.what, CYCLOCK__NEXT);
+	assert_int_equal(tr.strikes, 1);
+	cur = d.seg;
+	d = past_horizon(&tr, &cur, 3000, &a, &cw);
+	expect_kernel(&d, &cur, "adjtimex did not say");
+	assert_false(d.counter_wrong);
+}
+
+static void a_counter_that_went_back_goes_to_kernel_mode(void **unused)
+{
+	struct cyclock__segv cur = segment();
+	struct cyclock__track tr = track();
+	struct cyclock__kadj a = steady_adj();
+	struct cyclock__sample s = sample(P0 - MS, NS0);
+	struct cyclock__decision d = cyclock__decide(&tr, &cur, &s, P0 - MS, &a, NULL, true);
+
+	(void)unused;
+	expect_kernel(&d, &cur, "went back");
+	assert_true(d.counter_wrong);
+}
+
+static void before_the_horizon_only_the_offsets_change(void **unused)
+{
+	struct cyclock__segv cur = segment();
+	struct cyclock__track tr = track();
+	struct cyclock__kadj a = steady_adj();
+	uint64_t off[2] = { 1000000007, 11 }, sc = P0 + cur.horizon_cyc / 2;
+	struct cyclock__sample s = sample(sc, value(&cur, sc));
+	struct cyclock__decision d = cyclock__decide(&tr, &cur, &s, sc + 30, &a, off, false);
+
+	(void)unused;
+	assert_int_equal(d.what, CYCLOCK__KEEP);
+	assert_int_equal(d.seg.cyc, cur.cyc);
+	assert_int_equal(d.seg.ns, cur.ns);
+	assert_int_equal(d.seg.mult, cur.mult);
+	assert_int_equal(d.seg.off_real, off[0]);
+	assert_int_equal(d.seg.off_boot, off[1]);
+}
+
+/* Kernel mode at @cur's floor, the track's window opened at sample @w. */
+static struct cyclock__decision kernel_look(struct cyclock__track *tr,
+					    const struct cyclock__segv *kseg, uint64_t cyc,
+					    double ns_per_count)
+{
+	struct cyclock__sample s = sample(cyc, tr->win.ns + (uint64_t)((double)(cyc - tr->win.cyc) *
+								       ns_per_count));
+	struct cyclock__kadj a = steady_adj();
+
+	return cyclock__decide(tr, kseg, &s, cyc + 30, &a, NULL, false);
+}
+
+static void kernel_mode_hands_back_once_two_windows_agree(void **unused)
+{
+	struct cyclock__segv cur = segment();
+	struct cyclock__track tr = track();
+	struct cyclock__kadj a = steady_adj();
+	struct cyclock__decision d;
+	uint64_t cw, window = counts(CYCLOCK_STEADY_NS) + MS;
+
+	(void)unused;
+	a.tick = 10100;
+	d = past_horizon(&tr, &cur, 0, &a, &cw); /* into kernel mode */
+	assert_int_equal(d.what, CYCLOCK__KERNEL);
+	tr.adj = steady_adj(); /* adjtimex steady again from here */
+	tr.adj_ppm = 0;
+	cur = d.seg;
+	/* Too soon: stays. */
+	d = kernel_look(&tr, &cur, tr.win.cyc + MS, RATE);
+	assert_int_equal(d.what, CYCLOCK__KERNEL);
+	assert_null(d.why);
+	/* The first whole window: its rate noted, stays. */
+	d = kernel_look(&tr, &cur, tr.win.cyc + window, RATE);
+	assert_int_equal(d.what, CYCLOCK__KERNEL);
+	assert_true(tr.win_rate > 0);
+	/* A second window 100 ppm off the first: not steady, stays. */
+	d = kernel_look(&tr, &cur, tr.win.cyc + window, RATE * (1 + 100e-6));
+	assert_int_equal(d.what, CYCLOCK__KERNEL);
+	/* The next agrees with that one: the counter again, above the floor. */
+	d = kernel_look(&tr, &cur, tr.win.cyc + window, RATE * (1 + 100e-6));
+	assert_int_equal(d.what, CYCLOCK__FRESH);
+	assert_int_equal(floor_of(&d.seg), floor_of(&cur));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(agreeing_kernel_continues_the_segment),
+		cmocka_unit_test(behind_steps_forward),
+		cmocka_unit_test(ahead_drops_the_lead_but_not_below_the_floor),
+		cmocka_unit_test(a_stated_change_beyond_follow_goes_to_kernel_mode),
+		cmocka_unit_test(a_stated_change_within_follow_is_followed),
+		cmocka_unit_test(an_unexplained_large_error_is_the_counters),
+		cmocka_unit_test(two_unexplained_errors_in_a_row_go_to_kernel_mode),
+		cmocka_unit_test(a_counter_that_went_back_goes_to_kernel_mode),
+		cmocka_unit_test(before_the_horizon_only_the_offsets_change),
+		cmocka_unit_test(kernel_mode_hands_back_once_two_windows_agree),
+	};
+
+	setup();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
