@@ -50,7 +50,7 @@ void cyclock__kernel_adj(struct cyclock__kadj *a)
 static struct {
 	dev_t dev;
 	ino_t ino;
-	CYCLOCK_ATOMIC(bool) known;
+	CYCLOCK_ATOMIC(uint32_t) known; /* 32 bits: no libatomic for a byte's exchange (riscv64) */
 } stderr_at_load;
 
 /* At load; or at the first message, if it comes from a constructor that
@@ -59,7 +59,7 @@ static void stderr_remember(void)
 {
 	struct stat st;
 
-	if (atomic_exchange(&stderr_at_load.known, true))
+	if (atomic_exchange(&stderr_at_load.known, 1))
 		return;
 	if (fstat(STDERR_FILENO, &st) == 0) {
 		stderr_at_load.dev = st.st_dev;

@@ -44,7 +44,7 @@ const char *__tsan_default_options(void)
 
 static _Atomic uint64_t newest; /* the largest value returned so far */
 static atomic_uint ready;
-static atomic_bool forked;
+static atomic_uint forked; /* 32 bits: no libatomic for a byte's exchange (riscv64) */
 static bool fork_here;
 
 static uint64_t kernel_ns(void)
@@ -88,7 +88,7 @@ static void *reader(void *arg)
 	while (atomic_load(&ready) < THREADS)
 		;
 	/* One thread forks in the middle of the initialisation. */
-	if (fork_here && !atomic_exchange(&forked, true)) {
+	if (fork_here && !atomic_exchange(&forked, 1)) {
 		read_until(kernel_ns() + 300000);
 		pid_t pid = fork();
 
