@@ -45,12 +45,15 @@ static int threads_named(const char *name)
 }
 
 /*
- * @coarse for 200 ms: in order, never above @fine read right after, at
- * most the kernel's coarse resolution @res (and a busy machine's late
- * ticks) behind @fine read right before, and stepping (at the kernel's
- * ticks, or at cyclock's resyncs when a tick is newer than the last).
- * The lag is taken from the reading before, so that a preemption between
- * the reads can only hide a lag, never make one.  Returns the last reading.
+ * @coarse for 200 ms: in order, never above @fine read right after, never
+ * below the kernel's own coarse clock read right before (but for the
+ * library's agreement with the kernel, 1 ms): it lags no more than the
+ * kernel's does; and stepping.  Besides, at most the kernel's coarse
+ * resolution @res behind @fine read right before, and 15 ms for the late
+ * ticks of a busy machine (10.7 ms was seen under ASan), which are the
+ * kernel's, not ours.  Each lag is taken from the reading before, so that
+ * a preemption between the reads can only hide a lag, never make one.
+ * Returns the last reading.
  */
 static int64_t ticks(clockid_t coarse, clockid_t fine, int64_t res, int64_t last)
 {
@@ -58,9 +61,11 @@ static int64_t ticks(clockid_t coarse, clockid_t fine, int64_t res, int64_t last
 	int steps = 0;
 
 	while (sys_ns(CLOCK_MONOTONIC) < end) {
-		int64_t f0 = lib_ns(fine), c = lib_ns(coarse), f = lib_ns(fine);
+		int64_t f0 = lib_ns(fine), k = sys_ns(coarse), c = lib_ns(coarse), f = lib_ns(fine);
 
 		CHECK(c >= last, "clock %d went back by %lld ns", (int)coarse, (long long)(last - c));
+		CHECK(c + 1000 * 1000 >= k, "clock %d read %lld ns, %lld ns below the kernel's read before",
+		      (int)coarse, (long long)c, (long long)(k - c));
 		CHECK(c <= f, "clock %d read %lld ns, above its fine clock's %lld", (int)coarse,
 		      (long long)c, (long long)f);
 		if (f0 - c > lag)
@@ -69,8 +74,7 @@ static int64_t ticks(clockid_t coarse, clockid_t fine, int64_t res, int64_t last
 		last = c;
 	}
 	CHECK(steps >= 5, "clock %d stepped %d times in 200 ms", (int)coarse, steps);
-	/* A tick late by a few ms on a busy machine is the kernel's, not ours. */
-	CHECK(lag <= res + 5 * 1000 * 1000,
+	CHECK(lag <= res + 15 * 1000 * 1000,
 	      "clock %d was %lld ns behind its fine clock (resolution %lld)", (int)coarse,
 	      (long long)lag, (long long)res);
 	return last;
