@@ -48,6 +48,19 @@ cyclock_pg_test_timing() {
 	compgen -G '/usr/lib/postgresql/*/bin/pg_test_timing' | sort -V | tail -1
 }
 
+# The newest PostgreSQL's binaries with postgres, initdb, pg_ctl and
+# @1 in them ($PGBIN if set), or nothing: for pg_timing.sh and servers.sh.
+cyclock_pgbin() {
+	local d
+	[[ -n ${PGBIN:-} ]] && { echo "$PGBIN"; return; }
+	while read -r d; do
+		[[ -x $d/postgres && -x $d/initdb && -x $d/pg_ctl && -x $d/$1 ]] && { echo "$d"; return; }
+	done < <(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V -r)
+}
+
+# A command as the postgres user (a cluster's owner).
+cyclock_as_postgres() { runuser -u postgres -- "$@"; }
+
 # Whether requirement @1 is met.
 cyclock__have() {
 	case $1 in

@@ -60,16 +60,6 @@ parse_args() {
 	fi
 }
 
-as_postgres() { runuser -u postgres -- "$@"; }
-
-find_pgbin() {
-	local d
-	[[ -n ${PGBIN:-} ]] && { echo "$PGBIN"; return; }
-	while read -r d; do # the newest version installed
-		[[ -x $d/postgres && -x $d/initdb && -x $d/pg_ctl && -x $d/psql ]] && { echo "$d"; return; }
-	done < <(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V -r)
-}
-
 # Every way out: the measurement stopped, the servers stopped (immediately:
 # nothing in them is worth keeping) and gone, the directory removed.
 cleanup() {
@@ -83,7 +73,7 @@ cleanup() {
 	for d in "$work"/*/; do
 		[[ -f $d/postmaster.pid ]] || continue
 		pid=$(head -n 1 "$d/postmaster.pid")
-		as_postgres "$pgbin/pg_ctl" -D "$d" -m immediate -w -t 20 stop >/dev/null 2>&1 || true
+		cyclock_as_postgres "$pgbin/pg_ctl" -D "$d" -m immediate -w -t 20 stop >/dev/null 2>&1 || true
 		if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
 	done
 	rm -rf "$work"
@@ -97,7 +87,7 @@ start_server() {
 	relaxed) env+=("LD_PRELOAD=$lib" CYCLOCK_PRELOAD_RELAXED=1) ;;
 	esac
 	# pg_ctl starts the postmaster through the shell with its own environment.
-	as_postgres "${env[@]}" "$pgbin/pg_ctl" -D "$work/$mode" -l "$work/$mode.log" -w -t 60 \
+	cyclock_as_postgres "${env[@]}" "$pgbin/pg_ctl" -D "$work/$mode" -l "$work/$mode.log" -w -t 60 \
 		start >/dev/null || { cat "$work/$mode.log" >&2; die "the $mode server did not start"; }
 }
 
@@ -108,12 +98,12 @@ make_clusters() {
 	work=$(mktemp -d /tmp/cyclock-pgtiming.XXXXXX)
 	chown postgres:postgres "$work"
 	chmod 711 "$work"
-	if as_postgres test -r "$preload"; then lib=$preload; else
+	if cyclock_as_postgres test -r "$preload"; then lib=$preload; else
 		lib=$work/libcyclock-preload.so # a build tree postgres cannot read
 		cp "$preload" "$lib"
 		chmod 644 "$lib"
 	fi
-	as_postgres "$pgbin/initdb" -D "$work/none" -U postgres --auth=trust --no-sync \
+	cyclock_as_postgres "$pgbin/initdb" -D "$work/none" -U postgres --auth=trust --no-sync \
 		>"$work/initdb.log" 2>&1 || { cat "$work/initdb.log" >&2; die "initdb failed"; }
 	# The table cached in shared_buffers; sorts and hashes in work_mem.
 	cat >>"$work/none/postgresql.conf" <<-EOF
@@ -128,7 +118,7 @@ make_clusters() {
 		synchronous_commit = off
 		max_wal_size = 4GB
 	EOF
-	for m in "${MODES[@]}"; do as_postgres mkdir -m 700 "$work/$m.sock"; done
+	for m in "${MODES[@]}"; do cyclock_as_postgres mkdir -m 700 "$work/$m.sock"; done
 	echo "unix_socket_directories = '$work/none.sock'" >>"$work/none/postgresql.conf"
 	echo "pg_timing: loading $rows rows" >&2
 	start_server none
@@ -144,9 +134,9 @@ make_clusters() {
 		create view nl as select count(*) from small a join small b on a.g = b.g
 		  where a.id <= $outer and b.id <= 1000;
 	EOF
-	as_postgres "$pgbin/pg_ctl" -D "$work/none" -m fast -w -t 60 stop >/dev/null
+	cyclock_as_postgres "$pgbin/pg_ctl" -D "$work/none" -m fast -w -t 60 stop >/dev/null
 	for m in default relaxed; do
-		as_postgres cp -a "$work/none" "$work/$m"
+		cyclock_as_postgres cp -a "$work/none" "$work/$m"
 		echo "unix_socket_directories = '$work/$m.sock'" >>"$work/$m/postgresql.conf"
 	done
 	for m in "${MODES[@]}"; do start_server "$m"; done
@@ -292,7 +282,7 @@ main() {
 	[[ -f $preload ]] || die "no preload library $preload (build it, or --preload PATH / CYCLOCK_PRELOAD)"
 	preload=$(realpath "$preload")
 	cyclock_ensure_deps postgres psycopg2
-	pgbin=$(find_pgbin)
+	pgbin=$(cyclock_pgbin psql)
 	[[ -n $pgbin ]] || die "no PostgreSQL server (/usr/lib/postgresql/*/bin)"
 	id postgres >/dev/null 2>&1 || die "no user postgres"
 	trap cleanup EXIT

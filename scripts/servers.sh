@@ -98,16 +98,6 @@ parse_args() {
 	done
 }
 
-as_postgres() { runuser -u postgres -- "$@"; }
-
-find_pgbin() {
-	local d
-	[[ -n ${PGBIN:-} ]] && { echo "$PGBIN"; return; }
-	while read -r d; do # the newest version installed
-		[[ -x $d/postgres && -x $d/initdb && -x $d/pg_ctl && -x $d/pgbench ]] && { echo "$d"; return; }
-	done < <(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V -r)
-}
-
 # A TCP port free on 127.0.0.1 now.
 free_port() {
 	env -u LD_PRELOAD "$python" -c 'import socket
@@ -139,7 +129,7 @@ stop_servers() {
 	for d in "$work"/pg/*/; do
 		[[ -f $d/postmaster.pid ]] || continue
 		pid=$(head -n 1 "$d/postmaster.pid")
-		as_postgres "$pgbin/pg_ctl" -D "$d" -m "$1" -w -t 20 stop >/dev/null 2>&1 || true
+		cyclock_as_postgres "$pgbin/pg_ctl" -D "$d" -m "$1" -w -t 20 stop >/dev/null 2>&1 || true
 		if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
 	done
 }
@@ -203,7 +193,7 @@ start_nginx() {
 start_postgres() {
 	local m
 	install -d -o postgres -g postgres -m 711 "$work/pg"
-	as_postgres "$pgbin/initdb" -D "$work/pg/none" -U postgres --auth=trust --no-sync \
+	cyclock_as_postgres "$pgbin/initdb" -D "$work/pg/none" -U postgres --auth=trust --no-sync \
 		>"$work/pg/initdb.log" 2>&1 || { cat "$work/pg/initdb.log" >&2; die "initdb failed"; }
 	cat >>"$work/pg/none/postgresql.conf" <<-EOF
 		listen_addresses = ''
@@ -213,15 +203,15 @@ start_postgres() {
 		fsync = off
 		synchronous_commit = off
 	EOF
-	for m in "${MODES[@]}"; do as_postgres mkdir -m 700 "$work/pg/$m.sock"; done
+	for m in "${MODES[@]}"; do cyclock_as_postgres mkdir -m 700 "$work/pg/$m.sock"; done
 	echo "unix_socket_directories = '$work/pg/none.sock'" >>"$work/pg/none/postgresql.conf"
 	echo "servers: postgres: pgbench -i -s 1" >&2
 	pg_start none
 	env -u LD_PRELOAD "$pgbin/pgbench" -i -s 1 -q -h "$work/pg/none.sock" -p 5432 -U postgres \
 		postgres >"$work/pg/init.log" 2>&1 || { cat "$work/pg/init.log" >&2; die "pgbench -i failed"; }
-	as_postgres "$pgbin/pg_ctl" -D "$work/pg/none" -m fast -w -t 60 stop >/dev/null
+	cyclock_as_postgres "$pgbin/pg_ctl" -D "$work/pg/none" -m fast -w -t 60 stop >/dev/null
 	for m in default relaxed; do
-		as_postgres cp -a "$work/pg/none" "$work/pg/$m"
+		cyclock_as_postgres cp -a "$work/pg/none" "$work/pg/$m"
 		echo "unix_socket_directories = '$work/pg/$m.sock'" >>"$work/pg/$m/postgresql.conf"
 	done
 	for m in "${MODES[@]}"; do
@@ -233,7 +223,7 @@ start_postgres() {
 pg_start() {
 	server_env "$1"
 	# pg_ctl starts the postmaster through the shell with its own environment.
-	as_postgres "${menv[@]}" "$pgbin/pg_ctl" -D "$work/pg/$1" -l "$work/pg/$1.log" -w -t 60 \
+	cyclock_as_postgres "${menv[@]}" "$pgbin/pg_ctl" -D "$work/pg/$1" -l "$work/pg/$1.log" -w -t 60 \
 		start >/dev/null || { cat "$work/pg/$1.log" >&2; die "the $1 cluster did not start"; }
 }
 
@@ -542,7 +532,7 @@ main() {
 	done
 	cyclock_ensure_deps "${reqs[@]}"
 	if [[ " ${chosen[*]} " == *" postgres "* ]]; then
-		pgbin=$(find_pgbin)
+		pgbin=$(cyclock_pgbin pgbench)
 		[[ -n $pgbin ]] || die "no PostgreSQL server with pgbench (/usr/lib/postgresql/*/bin)"
 		id postgres >/dev/null 2>&1 || die "no user postgres"
 	fi
@@ -551,7 +541,7 @@ main() {
 	work=$(mktemp -d /tmp/cyclock-servers.XXXXXX)
 	chmod 711 "$work" # nginx's worker (nobody) and postgres go through it
 	lib=$preload
-	if [[ -n $pgbin ]] && ! as_postgres test -r "$preload"; then
+	if [[ -n $pgbin ]] && ! cyclock_as_postgres test -r "$preload"; then
 		lib=$work/libcyclock-preload.so # a build tree postgres cannot read
 		cp "$preload" "$lib"
 		chmod 644 "$lib"
