@@ -22,25 +22,12 @@
 
 #include "cyclock.h"
 #include "child.h"
+#include "tsan_fork.h"
 
 #define THREADS 4
 #define READ_NS 3000000ull /* past the first half, the 500 us span and the hand-over */
 #define MAX_CHILDREN 400
 
-#if defined(__SANITIZE_THREAD__)
-#define FIRST_READS_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define FIRST_READS_TSAN 1
-#endif
-#endif
-#ifdef FIRST_READS_TSAN
-const char *__tsan_default_options(void);
-const char *__tsan_default_options(void)
-{
-	return "die_after_fork=0:atexit_sleep_ms=0";
-}
-#endif
 
 static _Atomic uint64_t newest; /* the largest value returned so far */
 static atomic_uint ready;

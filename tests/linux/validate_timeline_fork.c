@@ -34,28 +34,11 @@
 #include "cyclock/timeline.h"
 #include "agree.h"
 #include "child.h"
+#include "tsan_fork.h" /* the child restarts the ticker after fork() */
 
 #define MIN_FORKS 50
 #define MAX_FORKS 500
 #define COARSE_ADVANCE_NS 200000000ull
-
-/* The child restarts the ticker after fork(): ThreadSanitizer must not
- * treat a thread created in a child of a threaded process as fatal, nor
- * sleep its default second at each exit because the ticker still runs. */
-#if defined(__SANITIZE_THREAD__)
-#define STRESS_FORK_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define STRESS_FORK_TSAN 1
-#endif
-#endif
-#ifdef STRESS_FORK_TSAN
-const char *__tsan_default_options(void);
-const char *__tsan_default_options(void)
-{
-	return "die_after_fork=0:atexit_sleep_ms=0";
-}
-#endif
 
 static atomic_bool stop;
 static atomic_ulong parent_resyncs, parent_coarse_reads, parent_coarse_errors;
