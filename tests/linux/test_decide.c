@@ -114,25 +114,42 @@ static uint64_t floor_of(const struct cyclock__segv *v)
 	return cyclock__seg_horizon(v, cyclock__setup.shift);
 }
 
+/* One case: the current segment, a steady track on it, adjtimex's word,
+ * and the writer's counter read at the resync. */
+struct fixture {
+	struct cyclock__segv cur;
+	struct cyclock__track tr;
+	struct cyclock__kadj a;
+	uint64_t cw;
+};
+
+static int steady(void **state)
+{
+	static struct fixture f;
+
+	f.cur = segment();
+	f.tr = track();
+	f.a = steady_adj();
+	f.cw = 0;
+	*state = &f;
+	return 0;
+}
+
 /* A resync @past counts past the horizon whose sample reads the
  * segment's own value plus @err_ns (the kernel ahead of us by @err_ns). */
-static struct cyclock__decision resync_at(struct cyclock__track *tr,
-					  const struct cyclock__segv *cur, uint64_t past,
-					  int64_t err_ns, const struct cyclock__kadj *a, uint64_t *cw)
+static struct cyclock__decision resync_at(struct fixture *f, uint64_t past, int64_t err_ns)
 {
-	uint64_t sc = cur->cyc + cur->horizon_cyc + past;
-	struct cyclock__sample s = sample(sc, (uint64_t)((int64_t)value(cur, sc) + err_ns));
+	uint64_t sc = f->cur.cyc + f->cur.horizon_cyc + past;
+	struct cyclock__sample s = sample(sc, (uint64_t)((int64_t)value(&f->cur, sc) + err_ns));
 
-	*cw = sc + 30;
-	return cyclock__decide(tr, cur, &s, *cw, a, NULL, false);
+	f->cw = sc + 30;
+	return cyclock__decide(&f->tr, &f->cur, &s, f->cw, &f->a, NULL, false);
 }
 
 /* The same 100 us past the horizon. */
-static struct cyclock__decision past_horizon(struct cyclock__track *tr,
-					     const struct cyclock__segv *cur, int64_t err_ns,
-					     const struct cyclock__kadj *a, uint64_t *cw)
+static struct cyclock__decision past_horizon(struct fixture *f, int64_t err_ns)
 {
-	return resync_at(tr, cur, 100 * US, err_ns, a, cw);
+	return resync_at(f, 100 * US, err_ns);
 }
 
 static void slope_within_follow(const struct cyclock__segv *v)
@@ -143,64 +160,52 @@ static void slope_within_follow(const struct cyclock__segv *v)
 		fail_msg("the next slope is %.1f ppm off the rate", ppm);
 }
 
-static void agreeing_kernel_continues_the_segment(void **unused)
+static void agreeing_kernel_continues_the_segment(void **state)
 {
-	struct cyclock__segv cur = segment();
-	struct cyclock__track tr = track();
-	struct cyclock__kadj a = steady_adj();
+	struct fixture *f = *state;
 	struct cyclock__decision d;
-	uint64_t cw;
 
-	(void)unused;
-	d = past_horizon(&tr, &cur, 0, &a, &cw);
+	d = past_horizon(f, 0);
 	assert_int_equal(d.what, CYCLOCK__NEXT);
 	assert_null(d.why);
-	assert_int_equal(d.seg.cyc, cw);
+	assert_int_equal(d.seg.cyc, f->cw);
 	/* Where the segment is at cw, or down to the kernel's least value
 	 * there (the sample's bracket ended 30 counts, 10 ns, before cw):
 	 * never higher than it must, never below the floor. */
-	assert_true(d.seg.ns <= value(&cur, cw) && d.seg.ns + 20 >= value(&cur, cw));
-	assert_true(d.seg.ns >= floor_of(&cur));
+	assert_true(d.seg.ns <= value(&f->cur, f->cw) && d.seg.ns + 20 >= value(&f->cur, f->cw));
+	assert_true(d.seg.ns >= floor_of(&f->cur));
 	assert_true(d.seg.horizon_cyc > 0);
-	assert_int_equal(d.seg.off_real, cur.off_real);
+	assert_int_equal(d.seg.off_real, f->cur.off_real);
 	slope_within_follow(&d.seg);
 }
 
-static void behind_steps_forward(void **unused)
+static void behind_steps_forward(void **state)
 {
-	struct cyclock__segv cur = segment();
-	struct cyclock__track tr = track();
-	struct cyclock__kadj a = steady_adj();
+	struct fixture *f = *state;
 	struct cyclock__decision d;
-	uint64_t cw;
 
-	(void)unused;
-	d = past_horizon(&tr, &cur, 10000, &a, &cw); /* the kernel 10 us ahead */
+	d = past_horizon(f, 10000); /* the kernel 10 us ahead */
 	assert_int_equal(d.what, CYCLOCK__NEXT);
 	/* At the kernel's clock at cw, not at the segment's. */
-	assert_true(d.seg.ns >= value(&cur, cw) + 9900);
+	assert_true(d.seg.ns >= value(&f->cur, f->cw) + 9900);
 	slope_within_follow(&d.seg);
 }
 
-static void ahead_drops_the_lead_but_not_below_the_floor(void **unused)
+static void ahead_drops_the_lead_but_not_below_the_floor(void **state)
 {
-	struct cyclock__segv cur = segment();
-	struct cyclock__track tr = track();
-	struct cyclock__kadj a = steady_adj();
+	struct fixture *f = *state;
 	struct cyclock__decision d;
-	uint64_t cw;
 
-	(void)unused;
-	d = past_horizon(&tr, &cur, -5000, &a, &cw); /* we are 5 us ahead */
+	d = past_horizon(f, -5000); /* we are 5 us ahead */
 	assert_int_equal(d.what, CYCLOCK__NEXT);
-	assert_true(d.seg.ns < value(&cur, cw));  /* the lead dropped at once, */
-	assert_true(d.seg.ns + 5100 >= value(&cur, cw)); /* down to the kernel's */
+	assert_true(d.seg.ns < value(&f->cur, f->cw));  /* the lead dropped at once, */
+	assert_true(d.seg.ns + 5100 >= value(&f->cur, f->cw)); /* down to the kernel's */
 	/* 50 us ahead, 10 us past the horizon: the kernel's clock is below the
 	 * floor, the most the segment handed out, so the next starts there. */
-	tr = track();
-	d = resync_at(&tr, &cur, 10 * US, -50000, &a, &cw);
+	f->tr = track();
+	d = resync_at(f, 10 * US, -50000);
 	assert_int_equal(d.what, CYCLOCK__NEXT);
-	assert_int_equal(d.seg.ns, floor_of(&cur));
+	assert_int_equal(d.seg.ns, floor_of(&f->cur));
 }
 
 static void expect_kernel(const struct cyclock__decision *d, const struct cyclock__segv *cur,
@@ -214,158 +219,132 @@ static void expect_kernel(const struct cyclock__decision *d, const struct cycloc
 		fail_msg("why \"%s\", not \"%s\"", d->why, why);
 }
 
-static void a_stated_change_beyond_follow_goes_to_kernel_mode(void **unused)
+static void a_stated_change_beyond_follow_goes_to_kernel_mode(void **state)
 {
-	struct cyclock__segv cur = segment();
-	struct cyclock__track tr = track();
-	struct cyclock__kadj a = steady_adj();
+	struct fixture *f = *state;
 	struct cyclock__decision d;
-	uint64_t cw;
 
-	(void)unused;
-	a.tick = 10100; /* +1 %: 10000 ppm */
-	d = past_horizon(&tr, &cur, 0, &a, &cw);
-	expect_kernel(&d, &cur, "1000 ppm");
+	f->a.tick = 10100; /* +1 %: 10000 ppm */
+	d = past_horizon(f, 0);
+	expect_kernel(&d, &f->cur, "1000 ppm");
 	assert_false(d.counter_wrong);
-	assert_int_equal(tr.spells, 1);
+	assert_int_equal(f->tr.spells, 1);
 }
 
-static void a_stated_change_within_follow_is_followed(void **unused)
+static void a_stated_change_within_follow_is_followed(void **state)
 {
-	struct cyclock__segv cur = segment();
-	struct cyclock__track tr = track();
-	struct cyclock__kadj a = steady_adj();
+	struct fixture *f = *state;
 	struct cyclock__decision d;
-	uint64_t cw;
 
-	(void)unused;
-	a.freq = 500 * 65536; /* +500 ppm */
-	d = past_horizon(&tr, &cur, 0, &a, &cw);
+	f->a.freq = 500 * 65536; /* +500 ppm */
+	d = past_horizon(f, 0);
 	assert_int_equal(d.what, CYCLOCK__NEXT);
-	assert_int_equal(tr.rate_changes, 1);
-	assert_true(d.seg.mult_rate > cur.mult_rate);
+	assert_int_equal(f->tr.rate_changes, 1);
+	assert_true(d.seg.mult_rate > f->cur.mult_rate);
 }
 
-static void an_unexplained_large_error_is_the_counters(void **unused)
+static void an_unexplained_large_error_is_the_counters(void **state)
 {
-	struct cyclock__segv cur = segment();
-	struct cyclock__track tr = track();
-	struct cyclock__kadj a = steady_adj();
+	struct fixture *f = *state;
 	struct cyclock__decision d;
-	uint64_t cw;
 
-	(void)unused;
-	d = past_horizon(&tr, &cur, 300000, &a, &cw); /* 300 us */
-	expect_kernel(&d, &cur, "counter");
+	d = past_horizon(f, 300000); /* 300 us */
+	expect_kernel(&d, &f->cur, "counter");
 	assert_true(d.counter_wrong);
 }
 
-static void two_unexplained_errors_in_a_row_go_to_kernel_mode(void **unused)
+static void two_unexplained_errors_in_a_row_go_to_kernel_mode(void **state)
 {
-	struct cyclock__segv cur = segment();
-	struct cyclock__track tr = track();
-	struct cyclock__kadj a = steady_adj();
+	struct fixture *f = *state;
 	struct cyclock__decision d;
-	uint64_t cw;
 
-	(void)unused;
-	d = past_horizon(&tr, &cur, 3000, &a, &cw); /* 3 us: beyond the noise */
+	d = past_horizon(f, 3000); /* 3 us: beyond the noise */
 	assert_int_equal(d.what, CYCLOCK__NEXT);
-	assert_int_equal(tr.strikes, 1);
-	cur = d.seg;
-	d = past_horizon(&tr, &cur, 3000, &a, &cw);
-	expect_kernel(&d, &cur, "adjtimex did not say");
+	assert_int_equal(f->tr.strikes, 1);
+	f->cur = d.seg;
+	d = past_horizon(f, 3000);
+	expect_kernel(&d, &f->cur, "adjtimex did not say");
 	assert_false(d.counter_wrong);
 }
 
-static void a_counter_that_went_back_goes_to_kernel_mode(void **unused)
+static void a_counter_that_went_back_goes_to_kernel_mode(void **state)
 {
-	struct cyclock__segv cur = segment();
-	struct cyclock__track tr = track();
-	struct cyclock__kadj a = steady_adj();
+	struct fixture *f = *state;
 	struct cyclock__sample s = sample(P0 - MS, NS0);
-	struct cyclock__decision d = cyclock__decide(&tr, &cur, &s, P0 - MS, &a, NULL, true);
+	struct cyclock__decision d = cyclock__decide(&f->tr, &f->cur, &s, P0 - MS, &f->a, NULL, true);
 
-	(void)unused;
-	expect_kernel(&d, &cur, "went back");
+	expect_kernel(&d, &f->cur, "went back");
 	assert_true(d.counter_wrong);
 }
 
-static void before_the_horizon_only_the_offsets_change(void **unused)
+static void before_the_horizon_only_the_offsets_change(void **state)
 {
-	struct cyclock__segv cur = segment();
-	struct cyclock__track tr = track();
-	struct cyclock__kadj a = steady_adj();
-	uint64_t off[2] = { 1000000007, 11 }, sc = P0 + cur.horizon_cyc / 2;
-	struct cyclock__sample s = sample(sc, value(&cur, sc));
-	struct cyclock__decision d = cyclock__decide(&tr, &cur, &s, sc + 30, &a, off, false);
+	struct fixture *f = *state;
+	uint64_t off[2] = { 1000000007, 11 }, sc = P0 + f->cur.horizon_cyc / 2;
+	struct cyclock__sample s = sample(sc, value(&f->cur, sc));
+	struct cyclock__decision d = cyclock__decide(&f->tr, &f->cur, &s, sc + 30, &f->a, off, false);
 
-	(void)unused;
 	assert_int_equal(d.what, CYCLOCK__KEEP);
-	assert_int_equal(d.seg.cyc, cur.cyc);
-	assert_int_equal(d.seg.ns, cur.ns);
-	assert_int_equal(d.seg.mult, cur.mult);
+	assert_int_equal(d.seg.cyc, f->cur.cyc);
+	assert_int_equal(d.seg.ns, f->cur.ns);
+	assert_int_equal(d.seg.mult, f->cur.mult);
 	assert_int_equal(d.seg.off_real, off[0]);
 	assert_int_equal(d.seg.off_boot, off[1]);
 }
 
-/* Kernel mode at @cur's floor, the track's window opened at sample @w. */
-static struct cyclock__decision kernel_look(struct cyclock__track *tr,
-					    const struct cyclock__segv *kseg, uint64_t cyc,
-					    double ns_per_count)
+/* A look in kernel mode @since counts after the track's window opened,
+ * the kernel at @ns_per_count meanwhile. */
+static struct cyclock__decision kernel_look(struct fixture *f, uint64_t since, double ns_per_count)
 {
-	struct cyclock__sample s = sample(cyc, tr->win.ns + (uint64_t)((double)(cyc - tr->win.cyc) *
-								       ns_per_count));
-	struct cyclock__kadj a = steady_adj();
+	uint64_t cyc = f->tr.win.cyc + since;
+	struct cyclock__sample s = sample(cyc, f->tr.win.ns + (uint64_t)((double)since * ns_per_count));
 
-	return cyclock__decide(tr, kseg, &s, cyc + 30, &a, NULL, false);
+	f->cw = cyc + 30;
+	return cyclock__decide(&f->tr, &f->cur, &s, f->cw, &f->a, NULL, false);
 }
 
-static void kernel_mode_hands_back_once_two_windows_agree(void **unused)
+static void kernel_mode_hands_back_once_two_windows_agree(void **state)
 {
-	struct cyclock__segv cur = segment();
-	struct cyclock__track tr = track();
-	struct cyclock__kadj a = steady_adj();
+	struct fixture *f = *state;
 	struct cyclock__decision d;
-	uint64_t cw, window = counts(CYCLOCK_STEADY_NS) + MS;
+	uint64_t window = counts(CYCLOCK_STEADY_NS) + MS;
 
-	(void)unused;
-	a.tick = 10100;
-	d = past_horizon(&tr, &cur, 0, &a, &cw); /* into kernel mode */
+	f->a.tick = 10100;
+	d = past_horizon(f, 0); /* into kernel mode */
 	assert_int_equal(d.what, CYCLOCK__KERNEL);
-	tr.adj = steady_adj(); /* adjtimex steady again from here */
-	tr.adj_ppm = 0;
-	cur = d.seg;
+	f->a = f->tr.adj = steady_adj(); /* adjtimex steady again from here */
+	f->tr.adj_ppm = 0;
+	f->cur = d.seg;
 	/* Too soon: stays. */
-	d = kernel_look(&tr, &cur, tr.win.cyc + MS, RATE);
+	d = kernel_look(f, MS, RATE);
 	assert_int_equal(d.what, CYCLOCK__KERNEL);
 	assert_null(d.why);
 	/* The first whole window: its rate noted, stays. */
-	d = kernel_look(&tr, &cur, tr.win.cyc + window, RATE);
+	d = kernel_look(f, window, RATE);
 	assert_int_equal(d.what, CYCLOCK__KERNEL);
-	assert_true(tr.win_rate > 0);
+	assert_true(f->tr.win_rate > 0);
 	/* A second window 100 ppm off the first: not steady, stays. */
-	d = kernel_look(&tr, &cur, tr.win.cyc + window, RATE * (1 + 100e-6));
+	d = kernel_look(f, window, RATE * (1 + 100e-6));
 	assert_int_equal(d.what, CYCLOCK__KERNEL);
 	/* The next agrees with that one: the counter again, above the floor. */
-	d = kernel_look(&tr, &cur, tr.win.cyc + window, RATE * (1 + 100e-6));
+	d = kernel_look(f, window, RATE * (1 + 100e-6));
 	assert_int_equal(d.what, CYCLOCK__FRESH);
-	assert_int_equal(floor_of(&d.seg), floor_of(&cur));
+	assert_int_equal(floor_of(&d.seg), floor_of(&f->cur));
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(agreeing_kernel_continues_the_segment),
-		cmocka_unit_test(behind_steps_forward),
-		cmocka_unit_test(ahead_drops_the_lead_but_not_below_the_floor),
-		cmocka_unit_test(a_stated_change_beyond_follow_goes_to_kernel_mode),
-		cmocka_unit_test(a_stated_change_within_follow_is_followed),
-		cmocka_unit_test(an_unexplained_large_error_is_the_counters),
-		cmocka_unit_test(two_unexplained_errors_in_a_row_go_to_kernel_mode),
-		cmocka_unit_test(a_counter_that_went_back_goes_to_kernel_mode),
-		cmocka_unit_test(before_the_horizon_only_the_offsets_change),
-		cmocka_unit_test(kernel_mode_hands_back_once_two_windows_agree),
+		cmocka_unit_test_setup(agreeing_kernel_continues_the_segment, steady),
+		cmocka_unit_test_setup(behind_steps_forward, steady),
+		cmocka_unit_test_setup(ahead_drops_the_lead_but_not_below_the_floor, steady),
+		cmocka_unit_test_setup(a_stated_change_beyond_follow_goes_to_kernel_mode, steady),
+		cmocka_unit_test_setup(a_stated_change_within_follow_is_followed, steady),
+		cmocka_unit_test_setup(an_unexplained_large_error_is_the_counters, steady),
+		cmocka_unit_test_setup(two_unexplained_errors_in_a_row_go_to_kernel_mode, steady),
+		cmocka_unit_test_setup(a_counter_that_went_back_goes_to_kernel_mode, steady),
+		cmocka_unit_test_setup(before_the_horizon_only_the_offsets_change, steady),
+		cmocka_unit_test_setup(kernel_mode_hands_back_once_two_windows_agree, steady),
 	};
 
 	setup();
