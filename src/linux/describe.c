@@ -104,10 +104,12 @@ const char *cyclock_describe(void)
 	}
 	n = snprintf(line, sizeof(line),
 		     "%s at %.6f MHz (%s %.3f MHz; now refined against CLOCK_MONOTONIC_RAW, "
-		     "+-%.3f ppm)%s%s; ordered read %s: %s; %s; ",
+		     "+-%.3f ppm)%s%s%s; ordered read %s: %s; %s; ",
 		     in.counter, in.hz / 1e6, in.hz_source, in.hz_hint / 1e6, in.hz_ppm,
-		     cyclock__setup.notes[0] ? ", " : "", cyclock__setup.notes, in.ordered,
-		     in.ordered_why, warp_note());
+		     cyclock__setup.forced ? ", forced by CYCLOCK_SOURCE" : "",
+		     cyclock__setup.forced && cyclock__setup.distrust ? " although " : "",
+		     cyclock__setup.forced && cyclock__setup.distrust ? cyclock__setup.distrust : "",
+		     in.ordered, in.ordered_why, warp_note());
 	if (in.kernel_mode)
 		snprintf(line + n, sizeof(line) - (size_t)n,
 			 "serving the kernel's CLOCK_MONOTONIC now (%s); ", in.kernel_why);

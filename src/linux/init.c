@@ -249,10 +249,7 @@ static void init_finish(void)
 		use_kernel(why);
 	else
 		start_timelines(hz, &s1);
-	snprintf(cyclock__setup.notes, sizeof(cyclock__setup.notes), "%s%s%s",
-		 force == FORCE_COUNTER ? "forced by CYCLOCK_SOURCE" : "",
-		 force == FORCE_COUNTER && why ? " although " : "",
-		 force == FORCE_COUNTER && why ? why : "");
+	cyclock__setup.forced = force == FORCE_COUNTER;
 	if (!cyclock__setup.using_counter && !scratch.no_local && scratch.invariant &&
 	    hz >= 1e3 && counter_cpu_works())
 		cyclock__setup.local_percpu = cyclock__local_init(hz) == 0;
@@ -288,7 +285,7 @@ static bool init(unsigned int flags)
 
 	/* From scratch: a child of fork() may redo an init its parent left half-done. */
 	cyclock__setup.why = NULL;
-	cyclock__setup.notes[0] = '\0';
+	cyclock__setup.forced = false;
 	cyclock__setup.using_counter = cyclock__setup.local_percpu = cyclock__setup.warp_ran = false;
 	scratch.begun = scratch.checked = false;
 	scratch.clocksource_read = 0;

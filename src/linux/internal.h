@@ -169,7 +169,7 @@ struct cyclock__setup {
 	CYCLOCK_ATOMIC(bool) local_percpu;
 	const char *why;                  /* why the kernel's clocks are used, or NULL */
 	const char *distrust;             /* why not the counter, or NULL */
-	char notes[160];                  /* what init found, for describe() */
+	bool forced;                      /* CYCLOCK_SOURCE chose the counter */
 	double hz_hint;
 	const char *hz_source;
 	struct cyclock__sample first_raw; /* for the frequency's uncertainty */

@@ -18,10 +18,14 @@ void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sampl
 	atomic_store_explicit(&tr->tl->shift, cyclock__setup.shift, memory_order_relaxed);
 	zero.off_real = tr->id == CLOCK_MONOTONIC ? cyclock__tracks.off_real : 0;
 	zero.off_boot = tr->id == CLOCK_MONOTONIC ? cyclock__tracks.off_boot : 0;
-	cyclock__kernel_adj(&tr->adj);
-	tr->adj_ppm = tr->adj.known ? cyclock__adj_ppm(&tr->adj) : 0;
 	/* MONOTONIC runs at RAW's rate times what adjtimex states (both
-	 * start at the same rate, init.c). */
+	 * start at the same rate, init.c); nothing disciplines RAW, so it
+	 * asks no adjtimex (a system call). */
+	if (tr->id == CLOCK_MONOTONIC)
+		cyclock__kernel_adj(&tr->adj);
+	else
+		tr->adj = (struct cyclock__kadj){ .known = false, .tick = 10000 };
+	tr->adj_ppm = tr->adj.known ? cyclock__adj_ppm(&tr->adj) : 0;
 	if (cyclock__stated_rate(tr) > 0)
 		tr->rate = cyclock__stated_rate(tr);
 	cyclock__start_fresh(tr, s, &zero);

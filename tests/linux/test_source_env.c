@@ -49,6 +49,12 @@ static void child_check_describe(int r)
 	}
 	if (r == CYCLOCK_USING_COUNTER && strstr(s, "tsc") == NULL)
 		child_fail("using the counter, but describe says \"%s\"", s);
+	/* The counter forced: said, and only then. */
+	const char *src = getenv("CYCLOCK_SOURCE");
+	bool forced = src && (!strcmp(src, "tsc") || !strcmp(src, "counter"));
+
+	if (r == CYCLOCK_USING_COUNTER && forced != (strstr(s, "forced by CYCLOCK_SOURCE") != NULL))
+		child_fail("CYCLOCK_SOURCE=%s, but describe says \"%s\"", src ? src : "(unset)", s);
 	if (r == CYCLOCK_USING_KERNEL && (strcasestr(s, "kernel") == NULL || !info.why[0]))
 		child_fail("using the kernel, but describe says \"%s\", why \"%s\"", s, info.why);
 }
