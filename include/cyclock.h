@@ -9,9 +9,9 @@
  * each function returns its kernel clock through clock_gettime() instead.
  *
  * Every reader is thread-safe, fork-safe and async-signal-safe, never
- * blocks and never writes shared memory on its fast path.  The first call
- * of any clock initialises the library (cyclock_init(0)); see there for
- * what that costs.
+ * blocks and never writes shared memory on its fast path.  The clocks'
+ * first calls initialise the library (cyclock_init(0)) without waiting;
+ * see there for what that costs.
  *
  * Define CYCLOCK_INLINE before including this header to get the readers
  * inline (no call into the library on the fast path); they are the same
@@ -53,9 +53,10 @@ extern "C" {
  * ordered reads the CPU offers against each other (x86-64: rdtscp and,
  * where LFENCE is known to serialize, lfence;rdtsc) and keeps the cheaper,
  * and reads the kernel clocks: 0.5 ms here, 1.5-2.5 ms with the warp
- * check.  Without this call the first read initialises without waiting:
- * it does the first half (microseconds) and returns the kernel's clock,
- * and the first read 500 us or more later starts the counter.
+ * check.  Without this call the reads initialise without waiting: the
+ * first only notes that it came (no system call), the second does the
+ * first half (microseconds), both return the kernel's clock, and the
+ * first read 500 us or more later starts the counter.
  * Environment: CYCLOCK_SOURCE=tsc forces the counter,
  * CYCLOCK_SOURCE=kernel the kernel's clocks; CYCLOCK_ORDERED_READ=rdtscp
  * or =lfence the ordered read, where it works; any other value gets one

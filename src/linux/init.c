@@ -2,15 +2,15 @@
 /*
  * Initialisation: which counter to trust and why, its frequency, which
  * ordered read, and the first segments of the timelines.  Runs once, at
- * cyclock_init() or at the first read, whichever comes first; a reader
- * that finds it under way reads the kernel's clock meanwhile (the
- * timelines start in kernel mode) instead of waiting.  A read never
- * waits for it either: the first read does the first half (microseconds:
- * the first sample, no CPUID) and returns the kernel's clock; the reads
- * during the frequency's span (500 us) each do one of the second half's
- * checks ahead of it (a CPUID leaf, 5 us in a KVM guest; the kernel's
- * clocksource; the ordered reads' timing), and the first read after it
- * the rest: the frequency and the timelines.  It runs
+ * cyclock_init() or from the reads, whichever comes first; a reader that
+ * finds it under way reads the kernel's clock meanwhile (the timelines
+ * start in kernel mode) instead of waiting.  A read never waits for it
+ * either: the first read only notes that it came, the second does the
+ * first half (microseconds: the first sample, no CPUID), and both return
+ * the kernel's clock; the reads during the frequency's span (500 us) each
+ * do one of the second half's checks ahead of it (a CPUID leaf, 5 us in a
+ * KVM guest; the kernel's clocksource; the ordered reads' timing), and the
+ * first read after it the rest: the frequency and the timelines.  It runs
  * shielded from signals and cancellation (cyclock__shield()), so that no
  * caller can leave it half-done (a handler that longjmps out,
  * pthread_cancel()); a child of a raw fork system call, whose
@@ -431,9 +431,12 @@ static void take_over(unsigned int flags)
  * Initialise, or carry a deferred initialisation on; never waits for
  * another thread at it.  The state goes NONE -> BUSY -> DONE, or, with
  * CYCLOCK__INIT_DEFER, NONE -> BUSY -> MEASURING (the first half done)
- * -> BUSY -> DONE at the first call FREQ_SPAN_NS later.  The state is
- * taken and given back inside cyclock__shield(), so that no caller can
- * leave it half-done (a handler that longjmps out, pthread_cancel()).
+ * -> BUSY -> DONE at the first call FREQ_SPAN_NS later; a read
+ * (CYCLOCK__INIT_READ) first takes NONE to FIRST, a whole state, with
+ * one compare-and-swap, and the next call goes on from FIRST as from
+ * NONE.  The state is taken and given back inside cyclock__shield(), so
+ * that no caller can leave it half-done (a handler that longjmps out,
+ * pthread_cancel()).
  */
 void cyclock__init_once(unsigned int flags)
 {
@@ -443,9 +446,14 @@ void cyclock__init_once(unsigned int flags)
 
 	if (state == INIT_DONE || (state == INIT_MEASURING && !measuring_work(&now)))
 		return;
+	if (state == INIT_NONE && (flags & CYCLOCK__INIT_READ)) {
+		atomic_compare_exchange_strong(&cyclock__host.state, &state, INIT_FIRST);
+		return;
+	}
 	cyclock__shield(&shield);
-	state = INIT_NONE;
-	if (atomic_compare_exchange_strong(&cyclock__host.state, &state, INIT_BUSY))
+	state = atomic_load(&cyclock__host.state);
+	if ((state == INIT_NONE || state == INIT_FIRST) &&
+	    atomic_compare_exchange_strong(&cyclock__host.state, &state, INIT_BUSY))
 		first_half(flags);
 	else if (state == INIT_MEASURING && measuring_work(&now))
 		measuring_step(now);

@@ -133,7 +133,7 @@ struct cyclock__track {
 };
 
 /* Initialisation's states: see cyclock__init_once(). */
-enum { INIT_NONE, INIT_BUSY, INIT_DONE, INIT_MEASURING };
+enum { INIT_NONE, INIT_BUSY, INIT_DONE, INIT_MEASURING, INIT_FIRST };
 
 /* cyclock__init_once() flag, beside cyclock_init()'s: never wait during
  * initialisation (every read's).  The timelines start at the first read
@@ -145,6 +145,11 @@ enum { INIT_NONE, INIT_BUSY, INIT_DONE, INIT_MEASURING };
  * sysfs) in the first half, which is no caller's read: a distrusted
  * counter is done with at once, and everything passes through. */
 #define CYCLOCK__INIT_NO_LOCAL 0x200u
+/* A read's, beside CYCLOCK__INIT_DEFER: the process's first read only
+ * notes that it came (INIT_FIRST) and serves the kernel's clock; the
+ * next read does the first half.  A process that reads once pays for no
+ * initialisation. */
+#define CYCLOCK__INIT_READ 0x400u
 enum { FORCE_NONE, FORCE_COUNTER, FORCE_KERNEL };
 
 /* The hosted layer's shared state, by role. */

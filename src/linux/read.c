@@ -217,7 +217,7 @@ static __attribute__((noinline)) uint64_t counter_slow(unsigned int kind, uint64
 					   .horizon_cyc,
 				  memory_order_relaxed)) {
 		if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) != INIT_DONE)
-			cyclock__init_once(CYCLOCK__INIT_DEFER);
+			cyclock__init_once(CYCLOCK__INIT_DEFER | CYCLOCK__INIT_READ);
 		if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) == INIT_DONE &&
 		    !cyclock__setup.using_counter)
 			return kernel_value(kind);
