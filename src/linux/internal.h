@@ -205,14 +205,21 @@ extern struct cyclock__tracks cyclock__tracks;
 /* world.c (sim.c in the simulation): the machine; platform.c: the process
  * (its id, stderr, environment, signal mask, threads). */
 int cyclock__adjtimex(struct timex *tx);
+typedef int cyclock__gettime_fn(clockid_t id, struct timespec *ts);
 #ifdef CYCLOCK_SIM
 int cyclock__kernel_gettime(clockid_t id, struct timespec *ts);
 #else
-/* Inline: a read with no counter in use is this and little more (the
- * preload's build renames clock_gettime to reach the kernel's). */
+cyclock__gettime_fn *cyclock__vdso_gettime_of(cyclock__gettime_fn *next);
+extern cyclock__gettime_fn *cyclock__vdso_gettime; /* set at load, or NULL */
+/* Inline: a read with no counter in use is this and little more.  The
+ * vDSO's clock_gettime() where clock_gettime() is libc's, which only calls
+ * it (world.c); 0, or -errno from the vDSO and -1 from libc.  (The
+ * preload's build renames clock_gettime to reach the kernel's.) */
 static inline int cyclock__kernel_gettime(clockid_t id, struct timespec *ts)
 {
-	return clock_gettime(id, ts);
+	cyclock__gettime_fn *vdso = cyclock__vdso_gettime;
+
+	return vdso ? vdso(id, ts) : clock_gettime(id, ts);
 }
 #endif
 void cyclock__kernel_adj(struct cyclock__kadj *a);

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the hosted layer asks of the machine: CPUID (through a cache, each
+ * What the hosted layer asks of the machine: the kernel's clocks (through
+ * the vDSO's clock_gettime(), found at load), CPUID (through a cache, each
  * leaf asked once), the counter's properties, adjtimex(2), the kernel's
  * clocksource, the CPUs allowed.  The simulation library has sim.c in its
- * place.  Async-signal-safe, since a reader's first call initialises.
+ * place.  Async-signal-safe, since a reader's first call initialises, but
+ * for the vDSO's lookup, which runs at load.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <string.h>
@@ -17,6 +20,46 @@
 #ifdef CYCLOCK_SIM
 #error "world.c is the real world's: the simulation library has sim.c"
 #endif
+
+/* The vDSO's name for clock_gettime(). */
+#if defined(__aarch64__)
+#define VDSO_GETTIME "__kernel_clock_gettime"
+#else
+#define VDSO_GETTIME "__vdso_clock_gettime"
+#endif
+
+/*
+ * The vDSO's clock_gettime() if @next, the clock_gettime() a caller would
+ * reach, is libc's, which only calls it: calling it directly saves libc's
+ * frame, about 1 ns.  Another definition in between (a preload, a time
+ * faker) is called as it is: NULL.  Not async-signal-safe (dlopen()):
+ * call it at load.
+ */
+cyclock__gettime_fn *cyclock__vdso_gettime_of(cyclock__gettime_fn *next)
+{
+	cyclock__gettime_fn *vdso = NULL;
+	Dl_info info;
+	void *h;
+
+	if (!next || !dladdr((void *)next, &info) || !info.dli_fname ||
+	    !strstr(info.dli_fname, "/libc.so"))
+		return NULL;
+	h = dlopen("linux-vdso.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	if (h) {
+		vdso = (cyclock__gettime_fn *)dlsym(h, VDSO_GETTIME);
+		dlclose(h);
+	}
+	return vdso;
+}
+
+cyclock__gettime_fn *cyclock__vdso_gettime;
+
+/* At load: the clock_gettime() the library calls (a program's own, where
+ * it has one), or its vDSO. */
+__attribute__((constructor)) static void find_vdso_gettime(void)
+{
+	cyclock__vdso_gettime = cyclock__vdso_gettime_of(clock_gettime);
+}
 
 #ifdef CYCLOCK_ARCH_CPUID_LEAVES
 /* The leaves the arch header's checks ask, each asked of the CPU once:

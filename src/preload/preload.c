@@ -87,7 +87,8 @@ static _Atomic(gettime_fn *) real_gettime;
 static _Atomic(gettimeofday_fn *) real_gettimeofday;
 static _Atomic(timespec_get_fn *) real_timespec_get;
 static _Atomic(time_fn *) real_time;
-/* The vDSO's clock_gettime(), when the next one is libc's: see vdso_gettime_of(). */
+/* The vDSO's clock_gettime(), when the next one is libc's: see
+ * cyclock__vdso_gettime_of() (world.c). */
 static _Atomic(gettime_fn *) vdso_gettime;
 
 /* The served ids' bits and RELAXED, for tests and "cyclock run" to check
@@ -340,37 +341,6 @@ static unsigned int wanted_relaxed(const char *v)
 	return 0;
 }
 
-/* The vDSO's name for clock_gettime(). */
-#if defined(__aarch64__)
-#define VDSO_GETTIME "__kernel_clock_gettime"
-#else
-#define VDSO_GETTIME "__vdso_clock_gettime"
-#endif
-
-/*
- * The vDSO's clock_gettime() if @next, the definition after ours, is
- * libc's, which only calls it: calling it ourselves saves libc's frame,
- * 1.1 ns, so that a clock passed through costs what it costs without the
- * preload.  Another library in between (a second preload) is called as
- * it is.  NULL: call @next.
- */
-static gettime_fn *vdso_gettime_of(gettime_fn *next)
-{
-	gettime_fn *vdso = NULL;
-	Dl_info info;
-	void *h;
-
-	if (!next || !dladdr((void *)next, &info) || !info.dli_fname ||
-	    !strstr(info.dli_fname, "/libc.so"))
-		return NULL;
-	h = dlopen("linux-vdso.so.1", RTLD_LAZY | RTLD_NOLOAD);
-	if (h) {
-		vdso = (gettime_fn *)dlsym(h, VDSO_GETTIME);
-		dlclose(h);
-	}
-	return vdso;
-}
-
 /*
  * Runs once per process image, before main() and after the constructors
  * of the libraries initialised before this one.  dlsym() returning NULL
@@ -392,7 +362,7 @@ __attribute__((constructor)) static void preload_init(void)
 	atomic_store(&real_gettimeofday, (gettimeofday_fn *)dlsym(RTLD_NEXT, "gettimeofday"));
 	atomic_store(&real_timespec_get, (timespec_get_fn *)dlsym(RTLD_NEXT, "timespec_get"));
 	atomic_store(&real_time, (time_fn *)dlsym(RTLD_NEXT, "time"));
-	atomic_store(&vdso_gettime, vdso_gettime_of(atomic_load(&real_gettime)));
+	atomic_store(&vdso_gettime, cyclock__vdso_gettime_of(atomic_load(&real_gettime)));
 	if (mask)
 		cyclock__init_once(CYCLOCK__INIT_DEFER | CYCLOCK__INIT_NO_LOCAL);
 	/* Done without the counter: the kernel's clocks, so pass everything through. */
