@@ -35,7 +35,10 @@ void cyclock__cpuid(unsigned int leaf, unsigned int r[4]);
 #define CYCLOCK_MIN_INTERVAL_NS (1000 * NSEC_PER_USEC) /* the first; doubles while good, */
 #define CYCLOCK_MAX_INTERVAL_NS (2000 * NSEC_PER_USEC) /* up to this */
 #define CYCLOCK_GOOD_ERR_NS 250                     /* an error this small lengthens it */
-#define CYCLOCK_PAY_NS CYCLOCK_MAX_INTERVAL_NS      /* a read this soon after a horizon resyncs, */
+/* A read this soon after a horizon resyncs (a later one comes from a gap
+ * over half a segment, and a segment it made would serve one more read at
+ * most), */
+#define CYCLOCK_PAY_NS (CYCLOCK_MAX_INTERVAL_NS / 2)
 #define CYCLOCK_ROW_READS 16                        /* and one after this many served in a row, */
 #define CYCLOCK_ROW_NS (1000 * NSEC_PER_USEC)       /* each this soon after the one before */
 /* Samples and errors. */

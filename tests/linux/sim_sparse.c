@@ -2,12 +2,13 @@
 /*
  * Reads after gaps: a timeline read less often than a resync interval
  * serves the kernel's clock past each horizon instead of resyncing
- * (docs/hosted.md, "Reads after a gap"): one kernel reading per read (two
+ * (docs/hosted.md, "When a resync happens"): one kernel reading per read (two
  * for REALTIME and BOOTTIME, whose offsets it checks), no resync, no
  * adjtimex(2), never a step back, and the kernel's value.  A step of the
  * system clock shows at the next read of REALTIME; a kernel whose rate
  * changed during the gap is followed; a reader that reads often again
- * resyncs again.
+ * resyncs again; one whose gap is half a segment longer than the segment
+ * is served at every read, not resynced.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -69,6 +70,31 @@ static void sparse_reads_serve_the_kernel(void **state)
 	check_bound(r, GOOD_NS, "reading often again");
 }
 
+/* A reader whose gap is a segment's length and a half: the first read
+ * past each horizon comes that late, so a segment made there would serve
+ * no other read.  It is served the kernel's clock, not resynced at every
+ * read (CYCLOCK_PAY_NS). */
+static void steady_reads_past_half_a_segment_are_served(void **state)
+{
+	struct track tr = { 0 };
+	struct reading r[NCLOCKS];
+	uint64_t resyncs, gap;
+
+	(void)state;
+	sim_start(RATE, RATE, true, true);
+	read_often(&tr, 100 * MS);
+	resyncs = sim_info().resyncs;
+	gap = sim_info().interval_ns + CYCLOCK_MAX_INTERVAL_NS / 4;
+	for (int i = 0; i < 30; i++) {
+		w.t += gap;
+		sim_read_all(&tr, r);
+		check_bound(r, GOOD_NS, "a steady read after a gap");
+	}
+	print_message("  30 reads every %.2f ms: %" PRIu64 " resyncs\n", (double)gap / MS,
+		      sim_info().resyncs - resyncs);
+	assert_true(sim_info().resyncs - resyncs <= 1);
+}
+
 /* The system clock set forward and back between sparse reads: the next
  * read of cyclock_realtime() shows it; cyclock_now() does not move. */
 static void a_step_shows_at_the_next_read(void **state)
@@ -111,6 +137,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sparse_reads_serve_the_kernel),
+		cmocka_unit_test(steady_reads_past_half_a_segment_are_served),
 		cmocka_unit_test(a_step_shows_at_the_next_read),
 		cmocka_unit_test(rate_changes_in_the_gaps),
 	};

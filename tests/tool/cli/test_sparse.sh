@@ -59,7 +59,7 @@ grep -q '^sparse: ' "$tmp/sparse.out" && grep -q 'syscalls/read' "$tmp/sparse.ou
 	fail "the table lacks its heading or the system calls: $(head -5 "$tmp/sparse.out")"
 
 # cyclock's clocks after gaps longer than a resync interval serve the
-# kernel's clock, with no system call (docs/hosted.md, "Reads after a gap").
+# kernel's clock, with no system call (docs/hosted.md, "When a resync happens").
 if "$CYCLOCK" info | grep -q '^trusted  *yes'; then
 	cli_bench sparse "$tmp/cyclock.json" --quick --clocks cyclock_now,cyclock_realtime
 	check cyclock '
