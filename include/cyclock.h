@@ -105,8 +105,8 @@ CYCLOCK_API uint64_t cyclock_boottime(void);
  * across threads.  By default no thread and no wakeup: the kernel's
  * CLOCK_MONOTONIC_COARSE capped at a value cyclock_now() has reached, so
  * it steps at the kernel's tick and lags cyclock_now() as the kernel's
- * coarse clock lags its own: a tick at most (plus cyclock_now()'s
- * distance from the kernel's clock, microseconds).  After
+ * coarse clock lags its own: about a tick, 4-7 ms in these KVM guests
+ * (plus cyclock_now()'s distance from the kernel's clock, microseconds).  After
  * cyclock_init(CYCLOCK_INIT_COARSE), one load of what a ticker thread
  * stores every period (1 ms; CYCLOCK_COARSE_PERIOD_US in the environment
  * sets it, but starts no ticker by itself), at most a period plus scheduling delay behind; a child of

@@ -144,7 +144,8 @@ static void note_for(struct bench_result *r, const struct follower *f)
 {
 	if (f->c->flags & BENCH_CLOCK_COARSE)
 		snprintf(r->note, sizeof(r->note),
-			 "vs %s; lags by design, up to its ticker period (1 ms)", f->ref->name);
+			 "vs %s; lags by design, as the kernel's coarse clock lags its own",
+			 f->ref->name);
 	else
 		snprintf(r->note, sizeof(r->note), "vs %s", f->ref->name);
 }
