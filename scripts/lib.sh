@@ -61,6 +61,27 @@ cyclock_pgbin() {
 # A command as the postgres user (a cluster's owner).
 cyclock_as_postgres() { runuser -u postgres -- "$@"; }
 
+# What a benchmark ran on, for pg_timing.sh and servers.sh: the machine's
+# line; and the ordered read the library chose, from the cyclock tool
+# built beside the preload @1 (not preloaded itself).
+cyclock_machine_line() {
+	local cpu cs
+	cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+	cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null) || cs=unknown
+	echo "machine: ${cpu:-unknown CPU}, $(nproc) CPUs, clocksource $cs, Linux $(uname -r)," \
+		"load average $(cut -d ' ' -f 1-3 /proc/loadavg)"
+}
+
+cyclock_ordered_line() {
+	local tool ordered=''
+	tool=$(dirname "$1")/../../tools/cyclock/cyclock
+	if [[ -x $tool ]]; then
+		ordered=$(env -u LD_PRELOAD "$tool" info 2>/dev/null |
+			sed -n 's/^ordered read  *//p' | head -n 1) || true
+	fi
+	echo "ordered read (cyclock info): ${ordered:-not printed}"
+}
+
 # Whether requirement @1 is met.
 cyclock__have() {
 	case $1 in

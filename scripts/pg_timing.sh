@@ -143,19 +143,10 @@ make_clusters() {
 }
 
 machine_info() {
-	local cpu cs tool ordered=''
-	cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
-	cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null) || cs=unknown
-	tool=$(dirname "$preload")/../../tools/cyclock/cyclock
-	if [[ -x $tool ]]; then
-		ordered=$(env -u LD_PRELOAD "$tool" info 2>/dev/null |
-			sed -n 's/^ordered read  *//p' | head -n 1) || true
-	fi
-	echo "machine: ${cpu:-unknown CPU}, $(nproc) CPUs, clocksource $cs, Linux $(uname -r)," \
-		"load average $(cut -d ' ' -f 1-3 /proc/loadavg)"
+	cyclock_machine_line
 	echo "PostgreSQL: $("$pgbin/postgres" --version)"
 	echo "preload: $preload"
-	echo "ordered read (cyclock info): ${ordered:-not printed}"
+	cyclock_ordered_line "$preload"
 	echo "big: $rows rows, small: $((rows / 20)); $reps repetitions; median of each, IQR of the overhead"
 }
 

@@ -228,16 +228,9 @@ pg_start() {
 }
 
 machine_info() {
-	local cpu cs tool ordered='' s
-	cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
-	cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null) || cs=unknown
-	tool=$(dirname "$preload")/../../tools/cyclock/cyclock
-	if [[ -x $tool ]]; then
-		ordered=$(env -u LD_PRELOAD "$tool" info 2>/dev/null |
-			sed -n 's/^ordered read  *//p' | head -n 1) || true
-	fi
-	echo "machine: ${cpu:-unknown CPU}, $(nproc) CPUs, clocksource $cs, Linux $(uname -r)," \
-		"load average $(cut -d ' ' -f 1-3 /proc/loadavg)"
+	local s
+
+	cyclock_machine_line
 	for s in "${chosen[@]}"; do
 		case $s in
 		redis) echo "redis: $(redis-server --version)" ;;
@@ -246,7 +239,7 @@ machine_info() {
 		esac
 	done
 	echo "preload: $preload"
-	echo "ordered read (cyclock info): ${ordered:-not printed}"
+	cyclock_ordered_line "$preload"
 	echo "$reps repetitions; each measurement: low load ${low} s, saturating ${sat} s"
 }
 
