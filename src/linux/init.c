@@ -171,7 +171,7 @@ static void start_timelines(double hz, const struct cyclock__sample *s1)
 	cyclock__tracks.mono.rate = cyclock__tracks.raw.rate = 1e9 / hz;
 	/* Not first: the first half measured them for the kernel-mode start,
 	 * and realtime must not move back by the noise between the two. */
-	cyclock__offsets_read(&o);
+	cyclock__offsets_read(&o, false);
 	cyclock__offsets_apply(&o, false);
 	cyclock__sample(CLOCK_MONOTONIC, &sm);
 	atomic_store_explicit(&cyclock__tracks.offsets_ns, sm.ns, memory_order_relaxed);
@@ -263,7 +263,7 @@ static void publish_offsets(void)
 	struct cyclock__segv v = { 0 };
 	struct cyclock__offsets o;
 
-	cyclock__offsets_read(&o);
+	cyclock__offsets_read(&o, true);
 	cyclock__offsets_apply(&o, true);
 	v.off_real = cyclock__tracks.off_real;
 	v.off_boot = cyclock__tracks.off_boot;

@@ -330,7 +330,7 @@ void cyclock__seg_at(const struct cyclock__segv *v, uint32_t shift, uint64_t cyc
 		     uint32_t *frac);
 uint64_t cyclock__seg_horizon(const struct cyclock__segv *v, uint32_t shift);
 bool cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *v);
-void cyclock__offsets_read(struct cyclock__offsets *o);
+void cyclock__offsets_read(struct cyclock__offsets *o, bool first);
 void cyclock__offsets_apply(const struct cyclock__offsets *o, bool first);
 bool cyclock__writer_try(uint32_t me);
 void cyclock__writer_done(void);

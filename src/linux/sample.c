@@ -34,15 +34,16 @@ double cyclock__rate_unc(const struct cyclock__sample *a, const struct cyclock__
 	return (double)(a->width + b->width) / 2 * rate / (double)(b->ns - a->ns);
 }
 
-/* @id - CLOCK_MONOTONIC, from the tightest of (mono, id, mono): three,
- * or up to 16 while none is within 1 us (a preempted bracket is off by up
- * to half its width, as on a loaded machine under a sanitizer). */
-static uint64_t offset_to_mono(clockid_t id, uint64_t *width)
+/* @id - CLOCK_MONOTONIC, from the tightest of (mono, id, mono): at least
+ * @min of them, and up to 16 while none is within 1 us (a preempted
+ * bracket is off by up to half its width, as on a loaded machine under a
+ * sanitizer). */
+static uint64_t offset_to_mono(clockid_t id, uint64_t *width, int min)
 {
 	uint64_t best = 0;
 
 	*width = UINT64_MAX;
-	for (int i = 0; i < 16 && (i < 3 || *width > NSEC_PER_USEC); i++) {
+	for (int i = 0; i < 16 && (i < min || *width > NSEC_PER_USEC); i++) {
 		uint64_t m1 = cyclock__kernel_ns(CLOCK_MONOTONIC);
 		uint64_t x = cyclock__kernel_ns(id);
 		uint64_t m2 = cyclock__kernel_ns(CLOCK_MONOTONIC);
@@ -61,13 +62,19 @@ static uint64_t offset_to_mono(clockid_t id, uint64_t *width)
  * differing by less than its own uncertainty is noise, not a change,
  * unless the one in use was far less certain (a preempted first reading:
  * it would otherwise stay until the clock is set).  BOOTTIME's only
- * grows, so that cyclock_boottime() never goes back.  Measured before the writer flag is taken (the readings are the
- * slow part), applied under it.
+ * grows, so that cyclock_boottime() never goes back.  The @first reading,
+ * which stays until the clock is set, is the best of three brackets; a
+ * later one only has to tell a change (over 1 us, cyclock__offsets_apply())
+ * from noise, so the first bracket within 1 us does: six kernel reads, not
+ * eighteen, on the resync that measures them.  Measured before the writer
+ * flag is taken (the readings are the slow part), applied under it.
  */
-void cyclock__offsets_read(struct cyclock__offsets *o)
+void cyclock__offsets_read(struct cyclock__offsets *o, bool first)
 {
-	o->real = offset_to_mono(CLOCK_REALTIME, &o->real_w);
-	o->boot = offset_to_mono(CLOCK_BOOTTIME, &o->boot_w);
+	int min = first ? 3 : 1;
+
+	o->real = offset_to_mono(CLOCK_REALTIME, &o->real_w, min);
+	o->boot = offset_to_mono(CLOCK_BOOTTIME, &o->boot_w, min);
 	if ((int64_t)o->boot < 0) /* noise: BOOTTIME is never behind MONOTONIC */
 		o->boot = 0;
 }

@@ -284,7 +284,7 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded)
 								memory_order_relaxed) >=
 				   CYCLOCK_OFFSETS_NS);
 	if (offsets)
-		cyclock__offsets_read(&o);
+		cyclock__offsets_read(&o, false);
 	cyclock__sample(tr->id, &s);
 	/* adjtimex costs 1.4 us here, 40 times the kernel clock's read: asked
 	 * in kernel mode, and when the sample is off. */

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "sim_world.h"
+#include "internal.h" /* CYCLOCK_OFFSETS_NS */
 
 #define RUN_NS (60 * SEC)
 #define SETTLE_NS (10 * MS) /* converged from here on */
@@ -197,6 +198,41 @@ static void explicit_resync_keeps_tracking(void **state)
 }
 
 /*
+ * A thread that reads cyclock_now() every 50 us for a second: its
+ * resyncs measure the REALTIME and BOOTTIME offsets every 32 ms, each
+ * after the first with one bracket of three kernel readings (the
+ * simulated kernel's are always tight), not three brackets
+ * (cyclock__offsets_read()), and the values stay right.
+ */
+static void later_offsets_take_one_bracket(void **state)
+{
+	struct track tr = {0};
+	struct reading r[NCLOCKS];
+	unsigned long real, boot;
+	uint64_t t0;
+	int measured;
+
+	(void)state;
+	sim_start(3000000000ull, 3000000000ull, true, true);
+	for (t0 = w.t; w.t - t0 < 100 * MS; w.t += 50 * US)
+		sim_read_all(&tr, r);
+	real = w.gettime_of[CLOCK_REALTIME];
+	boot = w.gettime_of[CLOCK_BOOTTIME];
+	for (t0 = w.t; w.t - t0 < SEC; w.t += 50 * US)
+		(void)cyclock_now();
+	measured = (int)(SEC / CYCLOCK_OFFSETS_NS);
+	print_message("  1 s of reads: %lu REALTIME and %lu BOOTTIME readings for about %d "
+		      "measurements\n",
+		      w.gettime_of[CLOCK_REALTIME] - real, w.gettime_of[CLOCK_BOOTTIME] - boot,
+		      measured);
+	assert_true(w.gettime_of[CLOCK_REALTIME] - real >= (unsigned long)measured / 2);
+	assert_true(w.gettime_of[CLOCK_REALTIME] - real <= (unsigned long)measured + 1);
+	assert_true(w.gettime_of[CLOCK_BOOTTIME] - boot <= (unsigned long)measured + 1);
+	sim_read_all(&tr, r);
+	check_bound(r, GOOD_NS, "after a second of offsets");
+}
+
+/*
  * A program that reads rarely (every 7.3 ms, 50 ms, 300 ms, 1.3 s) from
  * the start: every read may resync, and the library must converge all the
  * same, on a kernel clock at RAW's rate and on one NTP runs 50 ppm fast.
@@ -293,6 +329,7 @@ int main(void)
 		cmocka_unit_test(hint_200ppm_low),
 		cmocka_unit_test(slow_counter),
 		cmocka_unit_test(explicit_resync_keeps_tracking),
+		cmocka_unit_test(later_offsets_take_one_bracket),
 		cmocka_unit_test(sparse_reads),
 		cmocka_unit_test(young_estimate_then_a_pause),
 	};

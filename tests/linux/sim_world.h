@@ -57,6 +57,7 @@ struct sim_world {
 	uint64_t last_cyc; /* the last counter value handed to the library */
 	uint64_t last_ns[16]; /* the last reading handed out, by clock id */
 	unsigned long counter_calls, gettime_calls, bad_ids;
+	unsigned long gettime_of[16]; /* the kernel readings, by clock id */
 	/* What adjtimex(2) says (cyclock_sim_adjtimex()): nothing unless
 	 * adj_says (ENOSYS, as under a seccomp filter). */
 	bool adj_says;
@@ -152,6 +153,7 @@ int cyclock_sim_clock_gettime(clockid_t id, struct timespec *ts)
 		return -1;
 	}
 	w.last_ns[id] = ns;
+	w.gettime_of[id]++;
 	*ts = ns_ts(ns);
 	return 0;
 }
