@@ -44,11 +44,11 @@ void cyclock__get_info(struct cyclock__info *info)
 
 		info->hz = current_hz(&info->hz_ppm);
 		info->mult = v.mult;
-		info->shift = cyclock__setup.shift;
+		info->shift = cyclock__setup.counts.shift;
 		info->raw_mult = cyclock__seg_load(&cyclock__raw).mult;
 		info->interval_ns = (uint64_t)((double)cyclock__tracks.mono.interval *
 					       cyclock__tracks.raw.rate);
-		info->max_interval_ns = (uint64_t)((double)cyclock__setup.max_int_cyc *
+		info->max_interval_ns = (uint64_t)((double)cyclock__setup.counts.max_int_cyc *
 						   cyclock__tracks.raw.rate);
 		info->resyncs = cyclock__tracks.mono.resyncs;
 		info->last_err_ns = cyclock__tracks.mono.last_err;

@@ -136,23 +136,23 @@ static void setup_scale(double hz)
 	uint32_t mult, shift;
 
 	cyclock_calc_mult_shift(&mult, &shift, (uint64_t)hz, NSEC_PER_SEC, 4);
-	cyclock__setup.shift = shift;
-	cyclock__setup.max_back_cyc = counts(CYCLOCK_MAX_BACK_NS, hz);
-	cyclock__setup.min_int_cyc = counts(CYCLOCK_MIN_INTERVAL_NS, hz);
-	cyclock__setup.max_int_cyc = counts(CYCLOCK_MAX_INTERVAL_NS, hz);
-	cyclock__setup.fresh_cyc = counts(CYCLOCK_FRESH_NS, hz);
-	cyclock__setup.fresh_margin_cyc = counts(CYCLOCK_FRESH_MARGIN_NS, hz);
-	cyclock__setup.recheck_cyc = counts(CYCLOCK_RECHECK_NS, hz);
-	cyclock__setup.quick_int_cyc = counts(CYCLOCK_QUICK_NS, hz);
-	cyclock__setup.tight_cyc = counts(CYCLOCK_TIGHT_NS, hz);
+	cyclock__setup.counts.shift = shift;
+	cyclock__setup.counts.max_back_cyc = counts(CYCLOCK_MAX_BACK_NS, hz);
+	cyclock__setup.counts.min_int_cyc = counts(CYCLOCK_MIN_INTERVAL_NS, hz);
+	cyclock__setup.counts.max_int_cyc = counts(CYCLOCK_MAX_INTERVAL_NS, hz);
+	cyclock__setup.counts.fresh_cyc = counts(CYCLOCK_FRESH_NS, hz);
+	cyclock__setup.counts.fresh_margin_cyc = counts(CYCLOCK_FRESH_MARGIN_NS, hz);
+	cyclock__setup.counts.recheck_cyc = counts(CYCLOCK_RECHECK_NS, hz);
+	cyclock__setup.counts.quick_int_cyc = counts(CYCLOCK_QUICK_NS, hz);
+	cyclock__setup.counts.tight_cyc = counts(CYCLOCK_TIGHT_NS, hz);
 	for (int i = 0; i < 2; i++) {
 		struct cyclock__timeline *tl = i ? &cyclock__raw : &cyclock__mono;
 
 		atomic_store_explicit(&tl->pay_cyc, counts(CYCLOCK_PAY_NS, hz), memory_order_relaxed);
 		atomic_store_explicit(&tl->row_cyc, counts(CYCLOCK_ROW_NS, hz), memory_order_relaxed);
 	}
-	if (cyclock__setup.max_int_cyc > UINT32_MAX) /* a segment's horizon_cyc is 32 bits */
-		cyclock__setup.max_int_cyc = UINT32_MAX;
+	if (cyclock__setup.counts.max_int_cyc > UINT32_MAX) /* a segment's horizon_cyc is 32 bits */
+		cyclock__setup.counts.max_int_cyc = UINT32_MAX;
 }
 
 /* From init's first sample (host.first_raw) and @s1, taken @hz apart. */
@@ -164,11 +164,16 @@ static void start_timelines(double hz, const struct cyclock__sample *s1)
 
 	setup_scale(hz);
 	cyclock__ordered_choose(hz);
-	cyclock__tracks.mono.tl = &cyclock__mono;
-	cyclock__tracks.mono.id = CLOCK_MONOTONIC;
-	cyclock__tracks.raw.tl = &cyclock__raw;
-	cyclock__tracks.raw.id = CLOCK_MONOTONIC_RAW;
-	cyclock__tracks.mono.rate = cyclock__tracks.raw.rate = 1e9 / hz;
+	for (int i = 0; i < 2; i++) {
+		struct cyclock__track *tr = i ? &cyclock__tracks.raw : &cyclock__tracks.mono;
+
+		tr->tl = i ? &cyclock__raw : &cyclock__mono;
+		tr->id = i ? CLOCK_MONOTONIC_RAW : CLOCK_MONOTONIC;
+		tr->counts = &cyclock__setup.counts;
+		tr->raw = &cyclock__tracks.raw;
+		tr->first_raw = &cyclock__setup.first_raw;
+		tr->rate = 1e9 / hz;
+	}
 	/* Not first: the first half measured them for the kernel-mode start,
 	 * and realtime must not move back by the noise between the two. */
 	cyclock__offsets_read(&o, false);

@@ -110,10 +110,24 @@ static inline uint32_t cyclock__mult_low(uint32_t mult_rate)
 	return mult_rate - mult_rate / 512;
 }
 
-/* A timeline's controller: writer-only. */
+/* The tracking's constants (the tuning above) in counts of the counter,
+ * set once its frequency is known (init.c's setup_scale()). */
+struct cyclock__counts {
+	uint32_t shift; /* of the timelines' fixed point */
+	uint64_t max_back_cyc, min_int_cyc, max_int_cyc;
+	uint64_t fresh_cyc, fresh_margin_cyc, recheck_cyc, quick_int_cyc, tight_cyc;
+};
+
+/* A timeline's controller: writer-only.  Its decisions (cyclock__decide())
+ * read the track and what it points at, nothing else. */
 struct cyclock__track {
 	struct cyclock__timeline *tl;
 	clockid_t id;                  /* the kernel clock it follows */
+	const struct cyclock__counts *counts;     /* the tuning in counts */
+	const struct cyclock__track *raw;         /* RAW's: MONOTONIC runs at its rate times
+						   * adjtimex's (RAW's is itself) */
+	const struct cyclock__sample *first_raw;  /* init's first RAW sample: the longest
+						   * baseline a rate has */
 	double rate;                   /* that clock's ns per count, estimated */
 	struct cyclock__sample anchor; /* the rate's baseline starts here, */
 	struct cyclock__sample mid;    /* and moves here when this is old enough, */
@@ -187,10 +201,7 @@ struct cyclock__setup {
 	uint64_t warp_turns;              /* turns the check took */
 	bool warp_ran;                    /* false: one CPU allowed, or not asked */
 	uint64_t init_ns;                 /* both halves of it */
-	/* The tracking's constants (internal.h's) in counts of this counter. */
-	uint32_t shift;
-	uint64_t max_back_cyc, min_int_cyc, max_int_cyc;
-	uint64_t fresh_cyc, fresh_margin_cyc, recheck_cyc, quick_int_cyc, tight_cyc;
+	struct cyclock__counts counts;
 };
 extern struct cyclock__setup cyclock__setup;
 
@@ -273,7 +284,7 @@ static inline uint64_t cyclock__ordered(void)
 int64_t cyclock__warp_check(const int cpu[2], uint64_t budget_ns, uint64_t *comparisons);
 
 /* rate.c: the kernel's rate, as stated and as measured; the interval. */
-uint32_t cyclock__mult_of(double ns_per_cyc);
+uint32_t cyclock__mult_of(double ns_per_cyc, uint32_t shift);
 double cyclock__adj_ppm(const struct cyclock__kadj *a);
 double cyclock__stated_rate(const struct cyclock__track *tr);
 double cyclock__best_rate(const struct cyclock__track *tr, double measured);

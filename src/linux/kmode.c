@@ -28,14 +28,14 @@ static struct cyclock__segv fresh_segment(const struct cyclock__track *tr,
 	/* The kernel read its clock inside the bracket, at a rate within
 	 * CYCLOCK_STEADY_PPM of ours: at its end it is at most this. */
 	uint64_t k = s->ns + (uint64_t)((double)s->width * tr->rate * (1 + 1e-4)) + 10;
-	uint64_t floor = cyclock__seg_horizon(old, cyclock__setup.shift);
+	uint64_t floor = cyclock__seg_horizon(old, tr->counts->shift);
 
 	v.cyc = s->lo + s->width;
 	v.ns = k > floor ? k : floor;
 	v.frac = 0;
-	v.mult = cyclock__mult_of(tr->rate * (1 + 2e-6 * CYCLOCK_STEADY_PPM));
-	v.mult_rate = cyclock__mult_of(tr->rate);
-	v.horizon_cyc = (uint32_t)cyclock__setup.fresh_cyc;
+	v.mult = cyclock__mult_of(tr->rate * (1 + 2e-6 * CYCLOCK_STEADY_PPM), tr->counts->shift);
+	v.mult_rate = cyclock__mult_of(tr->rate, tr->counts->shift);
+	v.horizon_cyc = (uint32_t)tr->counts->fresh_cyc;
 	v.drift_ppb = cyclock__drift_ppb(tr);
 	return v;
 }
@@ -51,8 +51,8 @@ void cyclock__start_fresh(struct cyclock__track *tr, const struct cyclock__sampl
 	for (int i = 0; i < 3; i++) {
 		struct cyclock__segv v = fresh_segment(tr, &fresh, cur);
 
-		if (cyclock__ordered() - v.cyc <= cyclock__setup.fresh_margin_cyc) {
-			tr->interval = cyclock__setup.min_int_cyc;
+		if (cyclock__ordered() - v.cyc <= tr->counts->fresh_margin_cyc) {
+			tr->interval = tr->counts->min_int_cyc;
 			tr->anchor = tr->mid = tr->last = fresh;
 			cyclock__publish(tr->tl, &v);
 			return;
@@ -62,17 +62,18 @@ void cyclock__start_fresh(struct cyclock__track *tr, const struct cyclock__sampl
 }
 
 /* Kernel mode with @cur's floor (a kernel-mode @cur's own), looking again
- * at the counter after CYCLOCK_RECHECK_NS. */
-static struct cyclock__segv kernel_segment(const struct cyclock__segv *cur, uint64_t cw)
+ * at the counter after CYCLOCK_RECHECK_NS (@c's recheck_cyc). */
+static struct cyclock__segv kernel_segment(const struct cyclock__counts *c,
+					   const struct cyclock__segv *cur, uint64_t cw)
 {
 	struct cyclock__segv v = *cur;
 
-	v.ns = cyclock__seg_horizon(cur, cyclock__setup.shift);
+	v.ns = cyclock__seg_horizon(cur, c->shift);
 	v.frac = 0;
 	v.cyc = cw;
 	v.horizon_cyc = 0;
 	v.mult = v.mult_rate;
-	v.recheck = cw + cyclock__setup.recheck_cyc;
+	v.recheck = cw + c->recheck_cyc;
 	return v;
 }
 
@@ -83,7 +84,7 @@ struct cyclock__decision cyclock__enter_kernel(struct cyclock__track *tr,
 					       const struct cyclock__sample *s, uint64_t cw,
 					       bool counter_wrong, const char *why)
 {
-	struct cyclock__decision d = { CYCLOCK__KERNEL, kernel_segment(cur, cw), why,
+	struct cyclock__decision d = { CYCLOCK__KERNEL, kernel_segment(tr->counts, cur, cw), why,
 				       counter_wrong };
 
 	/* Spells in a row (each within CYCLOCK_RECENT_NS of the last) ask
@@ -111,7 +112,7 @@ struct cyclock__decision cyclock__kernel_step(struct cyclock__track *tr,
 					      bool adj_moved)
 {
 	int64_t span = (int64_t)(s->ns - tr->win.ns);
-	struct cyclock__decision d = { CYCLOCK__KERNEL, kernel_segment(cur, cw), NULL, false };
+	struct cyclock__decision d = { CYCLOCK__KERNEL, kernel_segment(tr->counts, cur, cw), NULL, false };
 	double r, noise;
 
 	if (adj_moved) {

@@ -11,9 +11,9 @@
 
 #include "internal.h"
 
-uint32_t cyclock__mult_of(double ns_per_cyc)
+uint32_t cyclock__mult_of(double ns_per_cyc, uint32_t shift)
 {
-	double m = ns_per_cyc * (double)(1ull << cyclock__setup.shift) + 0.5;
+	double m = ns_per_cyc * (double)(1ull << shift) + 0.5;
 
 	return m >= (double)UINT32_MAX ? UINT32_MAX : m <= 0 ? 0 : (uint32_t)m;
 }
@@ -47,7 +47,7 @@ double cyclock__stated_rate(const struct cyclock__track *tr)
 {
 	if (tr->id != CLOCK_MONOTONIC || !tr->adj.known)
 		return 0;
-	return cyclock__tracks.raw.rate * (1 + tr->adj_ppm * 1e-6);
+	return tr->raw->rate * (1 + tr->adj_ppm * 1e-6);
 }
 /* @measured, or the stated rate if it agrees within CYCLOCK_AGREE_PPM:
  * the measurement checks the statement (adjtime()'s slews are not in it),
@@ -94,8 +94,8 @@ bool cyclock__spell_recent(const struct cyclock__track *tr, uint64_t now_ns)
  */
 void cyclock__adapt_interval(struct cyclock__track *tr, uint64_t abs_err, uint64_t now_ns)
 {
-	uint64_t max = cyclock__spell_recent(tr, now_ns) ? cyclock__setup.quick_int_cyc
-						: cyclock__setup.max_int_cyc;
+	uint64_t max = cyclock__spell_recent(tr, now_ns) ? tr->counts->quick_int_cyc
+						: tr->counts->max_int_cyc;
 
 	if (abs_err <= CYCLOCK_GOOD_ERR_NS)
 		tr->interval *= 2;
@@ -103,8 +103,8 @@ void cyclock__adapt_interval(struct cyclock__track *tr, uint64_t abs_err, uint64
 		tr->interval /= 2;
 	if (tr->interval > max)
 		tr->interval = max;
-	if (tr->interval < cyclock__setup.quick_int_cyc)
-		tr->interval = cyclock__setup.quick_int_cyc;
+	if (tr->interval < tr->counts->quick_int_cyc)
+		tr->interval = tr->counts->quick_int_cyc;
 }
 /*
  * Has the kernel's rate changed?  adjtimex's word first: a change within
@@ -138,7 +138,7 @@ bool cyclock__follow_adj(struct cyclock__track *tr, const struct cyclock__kadj *
  */
 uint32_t cyclock__drift_ppb(const struct cyclock__track *tr)
 {
-	const struct cyclock__sample *a = &cyclock__setup.first_raw, *b = &cyclock__tracks.raw.last;
+	const struct cyclock__sample *a = tr->first_raw, *b = &tr->raw->last;
 	double unc = 0.5, ppb; /* no baseline at all: each bracket as wide as it */
 
 	if (b->ns > a->ns)

@@ -179,7 +179,7 @@ static uint64_t timeline_slow(unsigned int kind, uint64_t word, uint64_t cyc)
 		if (r.H && (int64_t)(r.cyc - r.P) < 0) {
 			/* Before the start: the counter went back (leave it, then
 			 * read in kernel mode), or a relaxed read ran early. */
-			if (r.P - r.cyc > cyclock__setup.max_back_cyc && pass < 3 &&
+			if (r.P - r.cyc > cyclock__setup.counts.max_back_cyc && pass < 3 &&
 			    cyclock__resync(tr, true, false))
 				continue;
 			return r.ns0 + r.off;
@@ -296,7 +296,7 @@ static uint64_t from_now(uint64_t cycles, uint32_t mult)
 	uint64_t c_now = cyclock__ordered(), ns = cyclock_now();
 	int64_t d = (int64_t)(c_now - cycles);
 	uint64_t span = (uint64_t)(((unsigned __int128)(uint64_t)(d < 0 ? -d : d) * mult) >>
-				   cyclock__setup.shift);
+				   cyclock__setup.counts.shift);
 
 	return d >= 0 ? ns - span : ns + span;
 }
@@ -317,7 +317,7 @@ uint64_t cyclock_cycles_to_ns(uint64_t cycles)
 	 * segment: counted back from now. */
 	if (cyclock__ordered() - v.cyc >= v.horizon_cyc || cycles - v.cyc >= v.horizon_cyc)
 		return from_now(cycles, v.mult_rate);
-	cyclock__seg_at(&v, cyclock__setup.shift, cycles, &ns, &frac);
+	cyclock__seg_at(&v, cyclock__setup.counts.shift, cycles, &ns, &frac);
 	return ns;
 }
 

@@ -11,7 +11,7 @@
 void cyclock__sample(clockid_t id, struct cyclock__sample *s)
 {
 	s->width = UINT64_MAX;
-	for (int i = 0; i < 3 && s->width > cyclock__setup.tight_cyc; i++) {
+	for (int i = 0; i < 3 && s->width > cyclock__setup.counts.tight_cyc; i++) {
 		uint64_t c1 = cyclock__ordered();
 		uint64_t ns = cyclock__kernel_ns(id);
 		uint64_t c2 = cyclock__ordered();

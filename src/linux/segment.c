@@ -121,7 +121,7 @@ static void raise_to_kernel(struct cyclock__segv *w, clockid_t id)
 
 	if (!w->horizon_cyc || c - w->cyc >= w->horizon_cyc)
 		return;
-	cyclock__seg_at(w, cyclock__setup.shift, c, &ns, &frac);
+	cyclock__seg_at(w, cyclock__setup.counts.shift, c, &ns, &frac);
 	if (ns < k)
 		w->ns += k - ns;
 }

@@ -15,7 +15,7 @@ void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sampl
 {
 	struct cyclock__segv zero = { 0 };
 
-	atomic_store_explicit(&tr->tl->shift, cyclock__setup.shift, memory_order_relaxed);
+	atomic_store_explicit(&tr->tl->shift, tr->counts->shift, memory_order_relaxed);
 	zero.off_real = tr->id == CLOCK_MONOTONIC ? cyclock__tracks.off_real : 0;
 	zero.off_boot = tr->id == CLOCK_MONOTONIC ? cyclock__tracks.off_boot : 0;
 	/* MONOTONIC runs at RAW's rate times what adjtimex states (both
@@ -40,11 +40,11 @@ static uint32_t aim(const struct cyclock__track *tr, const struct cyclock__sampl
 		    uint64_t vp_ns, uint32_t vp_frac, uint64_t T, uint32_t low)
 {
 	double tgt = (double)(int64_t)(s->ns - vp_ns) -
-		     (double)vp_frac / (double)(1ull << cyclock__setup.shift) +
+		     (double)vp_frac / (double)(1ull << tr->counts->shift) +
 		     (double)(int64_t)(P + T - s->cyc) * tr->rate;
 	double slope = tgt / (double)T;
 	double hi = tr->rate * (1 + CYCLOCK_FOLLOW_PPM * 1e-6);
-	uint32_t mult = cyclock__mult_of(slope > hi ? hi : slope);
+	uint32_t mult = cyclock__mult_of(slope > hi ? hi : slope, tr->counts->shift);
 
 	return mult < low ? low : mult;
 }
@@ -85,13 +85,13 @@ static struct cyclock__segv next_segment(const struct cyclock__track *tr,
 					 const struct cyclock__sample *s, uint64_t cw)
 {
 	struct cyclock__segv next = *cur;
-	uint64_t hand = cyclock__seg_horizon(cur, cyclock__setup.shift);
+	uint64_t hand = cyclock__seg_horizon(cur, tr->counts->shift);
 	double ahead_of_lo = (double)(int64_t)(cw - s->lo - s->width) * tr->rate;
 	uint64_t k_low = s->ns + (uint64_t)(ahead_of_lo > 0 ? ahead_of_lo : 0);
 	uint32_t low = cyclock__mult_low(cur->mult_rate);
 
 	next.cyc = cw;
-	cyclock__seg_at(cur, cyclock__setup.shift, cw, &next.ns, &next.frac);
+	cyclock__seg_at(cur, tr->counts->shift, cw, &next.ns, &next.frac);
 	if (k_low > hand + CYCLOCK_STEP_NS && k_low > next.ns) {
 		next.ns = s->ns + (uint64_t)((double)(int64_t)(cw - s->cyc) * tr->rate);
 		next.frac = 0;
@@ -101,7 +101,9 @@ static struct cyclock__segv next_segment(const struct cyclock__track *tr,
 	}
 	next.horizon_cyc = (uint32_t)tr->interval;
 	next.mult = aim(tr, s, cw, next.ns, next.frac, correction_span(tr, next.ns, s, cw), low);
-	next.mult_rate = cyclock__mult_of(tr->rate) < low ? low : cyclock__mult_of(tr->rate);
+	next.mult_rate = cyclock__mult_of(tr->rate, tr->counts->shift);
+	if (next.mult_rate < low)
+		next.mult_rate = low;
 	return next;
 }
 
@@ -136,10 +138,11 @@ static const char *leave_counter(struct cyclock__track *tr, int64_t e, uint64_t 
  * What timeline @tr publishes after sample @s, with the writer's counter
  * read @cw, adjtimex's word @a, the offsets @off (NULL: @cur's), from the
  * current segment @cur; @went_back: a reader saw the counter far before
- * it.  Updates the track's own state (its rate, interval, strikes,
- * windows) and nothing else: the kernel and the counter are what the
- * arguments say (tests/linux/test_decide.c).  The caller holds the writer
- * flag.
+ * it.  Reads only these and what @tr points at (its counts, RAW's track,
+ * init's first sample), updates the track's own state (its rate,
+ * interval, strikes, windows) and nothing else: the kernel and the
+ * counter are what the arguments say (tests/linux/test_decide.c).  The
+ * caller holds the writer flag.
  */
 struct cyclock__decision cyclock__decide(struct cyclock__track *tr,
 					 const struct cyclock__segv *cur,
@@ -166,7 +169,7 @@ struct cyclock__decision cyclock__decide(struct cyclock__track *tr,
 	else if ((int64_t)(cw - cur->cyc - cur->horizon_cyc) < 0)
 		return d; /* before the horizon (cyclock_resync()): new offsets only */
 	else {
-		cyclock__seg_at(cur, cyclock__setup.shift, s->cyc, &our, &frac);
+		cyclock__seg_at(cur, tr->counts->shift, s->cyc, &our, &frac);
 		e = (int64_t)(our - s->ns);
 		tr->last_err = e;
 		/* The bracket's own uncertainty (a writer preempted while

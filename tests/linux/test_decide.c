@@ -33,23 +33,32 @@ static uint64_t counts(uint64_t ns)
 	return (uint64_t)((double)ns * HZ / 1e9) + 1;
 }
 
-/* What initialisation would set for a 3 GHz counter (init.c's setup_scale()). */
+/* What initialisation would set for a 3 GHz counter (init.c's
+ * setup_scale()), and what a MONOTONIC track points at besides: RAW's
+ * track at the same rate (MONOTONIC's stated rate is RAW's times
+ * adjtimex's) and init's first RAW sample (none: a zero one).  The
+ * library's own are poisoned: the decision must read none of them. */
+static struct cyclock__counts k;
+static struct cyclock__track raw_track;
+static struct cyclock__sample first_raw;
+
 static void setup(void)
 {
 	uint32_t mult, shift;
 
-	memset(&cyclock__setup, 0, sizeof(cyclock__setup));
 	cyclock_calc_mult_shift(&mult, &shift, (uint64_t)HZ, NSEC_PER_SEC, 4);
-	cyclock__setup.shift = shift;
-	cyclock__setup.max_back_cyc = counts(CYCLOCK_MAX_BACK_NS);
-	cyclock__setup.min_int_cyc = counts(CYCLOCK_MIN_INTERVAL_NS);
-	cyclock__setup.max_int_cyc = counts(CYCLOCK_MAX_INTERVAL_NS);
-	cyclock__setup.fresh_cyc = counts(CYCLOCK_FRESH_NS);
-	cyclock__setup.fresh_margin_cyc = counts(CYCLOCK_FRESH_MARGIN_NS);
-	cyclock__setup.recheck_cyc = counts(CYCLOCK_RECHECK_NS);
-	cyclock__setup.quick_int_cyc = counts(CYCLOCK_QUICK_NS);
-	cyclock__setup.tight_cyc = counts(CYCLOCK_TIGHT_NS);
-	cyclock__tracks.raw.rate = RATE; /* MONOTONIC's stated rate is RAW's times adjtimex's */
+	k.shift = shift;
+	k.max_back_cyc = counts(CYCLOCK_MAX_BACK_NS);
+	k.min_int_cyc = counts(CYCLOCK_MIN_INTERVAL_NS);
+	k.max_int_cyc = counts(CYCLOCK_MAX_INTERVAL_NS);
+	k.fresh_cyc = counts(CYCLOCK_FRESH_NS);
+	k.fresh_margin_cyc = counts(CYCLOCK_FRESH_MARGIN_NS);
+	k.recheck_cyc = counts(CYCLOCK_RECHECK_NS);
+	k.quick_int_cyc = counts(CYCLOCK_QUICK_NS);
+	k.tight_cyc = counts(CYCLOCK_TIGHT_NS);
+	raw_track.rate = RATE;
+	memset(&cyclock__setup, 0x3f, sizeof(cyclock__setup)); /* a rate of 0.0005 ns per count, */
+	memset(&cyclock__tracks, 0x3f, sizeof(cyclock__tracks)); /* counts of 4.5e18 */
 }
 
 /* A sample at counter @cyc reading @ns, 60 counts wide. */
@@ -67,8 +76,8 @@ static struct cyclock__segv segment(void)
 
 	v.cyc = P0;
 	v.ns = NS0;
-	v.mult = v.mult_rate = cyclock__mult_of(RATE);
-	v.horizon_cyc = (uint32_t)cyclock__setup.max_int_cyc;
+	v.mult = v.mult_rate = cyclock__mult_of(RATE, k.shift);
+	v.horizon_cyc = (uint32_t)k.max_int_cyc;
 	v.off_real = 7;
 	v.off_boot = 3;
 	return v;
@@ -82,8 +91,11 @@ static struct cyclock__track track(void)
 
 	memset(&tr, 0, sizeof(tr));
 	tr.id = CLOCK_MONOTONIC;
+	tr.counts = &k;
+	tr.raw = &raw_track;
+	tr.first_raw = &first_raw;
 	tr.rate = RATE;
-	tr.interval = cyclock__setup.max_int_cyc;
+	tr.interval = k.max_int_cyc;
 	tr.anchor = tr.mid = sample(P0 - counts(NSEC_PER_SEC), NS0 - NSEC_PER_SEC);
 	tr.last = sample(P0, NS0);
 	tr.adj.known = true;
@@ -105,13 +117,13 @@ static uint64_t value(const struct cyclock__segv *v, uint64_t cyc)
 	uint64_t ns;
 	uint32_t frac;
 
-	cyclock__seg_at(v, cyclock__setup.shift, cyc, &ns, &frac);
+	cyclock__seg_at(v, k.shift, cyc, &ns, &frac);
 	return ns;
 }
 
 static uint64_t floor_of(const struct cyclock__segv *v)
 {
-	return cyclock__seg_horizon(v, cyclock__setup.shift);
+	return cyclock__seg_horizon(v, k.shift);
 }
 
 /* One case: the current segment, a steady track on it, adjtimex's word,
@@ -154,7 +166,7 @@ static struct cyclock__decision past_horizon(struct fixture *f, int64_t err_ns)
 
 static void slope_within_follow(const struct cyclock__segv *v)
 {
-	double ppm = ((double)v->mult / (double)cyclock__mult_of(RATE) - 1) * 1e6;
+	double ppm = ((double)v->mult / (double)cyclock__mult_of(RATE, k.shift) - 1) * 1e6;
 
 	if (ppm > CYCLOCK_FOLLOW_PPM + 1 || ppm < -1954)
 		fail_msg("the next slope is %.1f ppm off the rate", ppm);
@@ -174,7 +186,8 @@ static void agreeing_kernel_continues_the_segment(void **state)
 	 * never higher than it must, never below the floor. */
 	assert_true(d.seg.ns <= value(&f->cur, f->cw) && d.seg.ns + 20 >= value(&f->cur, f->cw));
 	assert_true(d.seg.ns >= floor_of(&f->cur));
-	assert_true(d.seg.horizon_cyc > 0);
+	/* An interval already at its longest stays there. */
+	assert_int_equal(d.seg.horizon_cyc, k.max_int_cyc);
 	assert_int_equal(d.seg.off_real, f->cur.off_real);
 	slope_within_follow(&d.seg);
 }
