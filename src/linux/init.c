@@ -447,9 +447,10 @@ void cyclock__init_once(unsigned int flags)
 {
 	uint32_t state = atomic_load_explicit(&cyclock__host.state, memory_order_acquire);
 	struct cyclock__shield shield;
-	uint64_t now;
+	uint64_t now = 0;
+	bool work = state == INIT_MEASURING && measuring_work(&now);
 
-	if (state == INIT_DONE || (state == INIT_MEASURING && !measuring_work(&now)))
+	if (state == INIT_DONE || (state == INIT_MEASURING && !work))
 		return;
 	if (state == INIT_NONE && (flags & CYCLOCK__INIT_READ)) {
 		atomic_compare_exchange_strong(&cyclock__host.state, &state, INIT_FIRST);
@@ -460,8 +461,8 @@ void cyclock__init_once(unsigned int flags)
 	if ((state == INIT_NONE || state == INIT_FIRST) &&
 	    atomic_compare_exchange_strong(&cyclock__host.state, &state, INIT_BUSY))
 		first_half(flags);
-	else if (state == INIT_MEASURING && measuring_work(&now))
-		measuring_step(now);
+	else if (state == INIT_MEASURING && (work || measuring_work(&now)))
+		measuring_step(now); /* RAW read once, before the shield if MEASURING then */
 	else if (state == INIT_BUSY)
 		take_over(flags);
 	cyclock__unshield(&shield);
