@@ -57,8 +57,12 @@ static void setup(void)
 	k.quick_int_cyc = counts(CYCLOCK_QUICK_NS);
 	k.tight_cyc = counts(CYCLOCK_TIGHT_NS);
 	raw_track.rate = RATE;
-	memset(&cyclock__setup, 0x3f, sizeof(cyclock__setup)); /* a rate of 0.0005 ns per count, */
-	memset(&cyclock__tracks, 0x3f, sizeof(cyclock__tracks)); /* counts of 4.5e18 */
+	/* What the decision once read of the library's own: counts of 4.5e18,
+	 * a RAW rate of 0.0005 ns per count. */
+	memset(&cyclock__setup.counts, 0x3f, sizeof(cyclock__setup.counts));
+	memset(&cyclock__setup.first_raw, 0x3f, sizeof(cyclock__setup.first_raw));
+	memset(&cyclock__tracks.raw.last, 0x3f, sizeof(cyclock__tracks.raw.last));
+	cyclock__tracks.raw.rate = 5e-4;
 }
 
 /* A sample at counter @cyc reading @ns, 60 counts wide. */
