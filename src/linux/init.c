@@ -9,7 +9,8 @@
  * first half (microseconds: the first sample, no CPUID), and both return
  * the kernel's clock; the reads during the frequency's span (500 us) each
  * do one of the second half's checks ahead of it (a CPUID leaf, 5 us in a
- * KVM guest; the kernel's clocksource; the ordered reads' timing), and the
+ * KVM guest; the kernel's clocksource; adjtimex's word; the ordered reads'
+ * timing), and the
  * first read after it the rest: the frequency and the timelines.  It runs
  * shielded from signals and cancellation (cyclock__shield()), so that no
  * caller can leave it half-done (a handler that longjmps out,
@@ -43,6 +44,8 @@ static struct {
 	int clocksource_read;            /* the kernel's clocksource: 0 not read yet, */
 	char clocksource[32];            /* 1 this, -1 could not be read */
 	uint64_t finish_ns;              /* the second half from here (MONOTONIC_RAW) */
+	struct cyclock__kadj adj;        /* adjtimex's word for MONOTONIC, asked ahead */
+	uint64_t adj_ns;                 /* when (MONOTONIC_RAW); 0: not asked */
 	CYCLOCK_ATOMIC(bool) ahead_done; /* nothing left to check ahead */
 	CYCLOCK_ATOMIC(bool) want_warp;  /* cyclock_init(CYCLOCK_INIT_WARP_CHECK) was called */
 } scratch;
@@ -185,9 +188,14 @@ static void start_timelines(double hz, const struct cyclock__sample *s1)
 	 * tracking are whole (it reads on, capped, meanwhile).  Nobody else
 	 * can hold it yet, but a raw fork's child of ours may find it held. */
 	held = cyclock__writer_try(cyclock__pid());
-	/* MONOTONIC runs at RAW's rate times what adjtimex says (track.c). */
-	cyclock__track_start(&cyclock__tracks.mono, &sm);
-	cyclock__track_start(&cyclock__tracks.raw, s1);
+	/* MONOTONIC runs at RAW's rate times what adjtimex says (track.c):
+	 * the word asked ahead if no older than the first segment is long (a
+	 * change since is one during that segment, which its resync finds). */
+	cyclock__track_start(&cyclock__tracks.mono, &sm,
+			     scratch.adj_ns && s1->ns - scratch.adj_ns <= CYCLOCK_MIN_INTERVAL_NS
+				     ? &scratch.adj
+				     : NULL);
+	cyclock__track_start(&cyclock__tracks.raw, s1, NULL);
 	/* The rate's baseline starts at init's first sample. */
 	cyclock__tracks.raw.anchor = cyclock__tracks.raw.mid = cyclock__setup.first_raw;
 	if (held)
@@ -294,6 +302,7 @@ static bool init(unsigned int flags)
 	cyclock__setup.using_counter = cyclock__setup.local_percpu = cyclock__setup.warp_ran = false;
 	scratch.begun = scratch.checked = false;
 	scratch.clocksource_read = 0;
+	scratch.adj_ns = 0;
 	atomic_store_explicit(&scratch.ahead_done, false, memory_order_relaxed);
 	scratch.deferred = flags & CYCLOCK__INIT_DEFER;
 	scratch.no_local = flags & CYCLOCK__INIT_NO_LOCAL;
@@ -369,9 +378,9 @@ static void second_half(void)
 
 /*
  * One piece of the second half's checks, ahead of it: a CPUID leaf, the
- * kernel's clocksource, the ordered reads' timing; false when none is
- * left.  Each costs a read 5 to 10 us, where all of them at once cost the
- * read that starts the counter 60 to 100 (docs/hosted.md).
+ * kernel's clocksource, adjtimex's word, the ordered reads' timing; false
+ * when none is left.  Each costs a read 2 to 10 us, where all of them at
+ * once cost the read that starts the counter 60 to 100 (docs/hosted.md).
  */
 static bool check_ahead(void)
 {
@@ -381,10 +390,16 @@ static bool check_ahead(void)
 		read_clocksource();
 		return true;
 	}
-	/* The reads are timed only for a counter the kernel uses. */
-	return scratch.clocksource_read > 0 &&
-	       !strcmp(scratch.clocksource, CYCLOCK_ARCH_KERNEL_CLOCKSOURCE) &&
-	       cyclock__ordered_time();
+	/* The rest only for a counter the kernel uses. */
+	if (scratch.clocksource_read < 0 ||
+	    strcmp(scratch.clocksource, CYCLOCK_ARCH_KERNEL_CLOCKSOURCE))
+		return false;
+	if (!scratch.adj_ns) {
+		cyclock__kernel_adj(&scratch.adj);
+		scratch.adj_ns = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW);
+		return true;
+	}
+	return cyclock__ordered_time();
 }
 
 /* Whether a read in MEASURING has work to do: the second half, if init's
@@ -395,6 +410,11 @@ static bool measuring_work(uint64_t *now)
 	*now = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW);
 	return *now >= scratch.finish_ns ||
 	       !atomic_load_explicit(&scratch.ahead_done, memory_order_relaxed);
+}
+
+bool cyclock__checked_ahead(void)
+{
+	return atomic_load_explicit(&scratch.ahead_done, memory_order_relaxed);
 }
 
 static void measuring_step(uint64_t now)

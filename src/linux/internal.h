@@ -345,12 +345,14 @@ void cyclock__offsets_read(struct cyclock__offsets *o, bool first);
 void cyclock__offsets_apply(const struct cyclock__offsets *o, bool first);
 bool cyclock__writer_try(uint32_t me);
 void cyclock__writer_done(void);
-void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sample *s);
+void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sample *s,
+			  const struct cyclock__kadj *adj); /* @adj NULL: ask adjtimex */
 bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded);
 void cyclock__resync_all(void);
 
 /* init.c */
 void cyclock__init_once(unsigned int flags);
+bool cyclock__checked_ahead(void); /* the reads in the span did every check (tests) */
 void cyclock__fork_child(void);
 
 /* local.c: cyclock_local() on an unsynchronised counter. */

@@ -11,7 +11,8 @@
  */
 #include "internal.h"
 
-void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sample *s)
+void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sample *s,
+			  const struct cyclock__kadj *adj)
 {
 	struct cyclock__segv zero = { 0 };
 
@@ -19,9 +20,11 @@ void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sampl
 	zero.off_real = tr->id == CLOCK_MONOTONIC ? cyclock__tracks.off_real : 0;
 	zero.off_boot = tr->id == CLOCK_MONOTONIC ? cyclock__tracks.off_boot : 0;
 	/* MONOTONIC runs at RAW's rate times what adjtimex states (both
-	 * start at the same rate, init.c); nothing disciplines RAW, so it
-	 * asks no adjtimex (a system call). */
-	if (tr->id == CLOCK_MONOTONIC)
+	 * start at the same rate, init.c): @adj, or asked now; nothing
+	 * disciplines RAW, so it asks no adjtimex (a system call). */
+	if (tr->id == CLOCK_MONOTONIC && adj)
+		tr->adj = *adj;
+	else if (tr->id == CLOCK_MONOTONIC)
 		cyclock__kernel_adj(&tr->adj);
 	else
 		tr->adj = (struct cyclock__kadj){ .known = false, .tick = 10000 };

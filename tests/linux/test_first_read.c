@@ -244,6 +244,84 @@ static void handover_does_not_go_back(void **unused)
 	}
 }
 
+/* The read that starts the counter, alone on a thread whose system calls
+ * are counted (bench/syscount.h): after the span, while adjtimex's word
+ * asked ahead is younger than the first segment. */
+struct handover_read {
+	uint64_t start_at; /* MONOTONIC_RAW: read from here */
+	uint32_t state;
+};
+
+static void handover_read_body(struct bench_syscount *sc, void *arg)
+{
+	struct handover_read *h = arg;
+
+	while (kclock_ns(CLOCK_MONOTONIC_RAW) < h->start_at)
+		;
+	bench_syscount_phase(sc, 1);
+	(void)cyclock_now();
+	bench_syscount_phase(sc, 0);
+	h->state = atomic_load(&cyclock__host.state);
+}
+
+/* Child: once the reads in the span have done every check ahead of the
+ * second half (CPUID, the clocksource, adjtimex's word, the ordered
+ * reads' timing), the read that starts the counter makes no system call
+ * but the shield's two (the signal mask's; cyclock__shield()). */
+#define HANDOVER_SKIP 79
+
+static int handover_calls_child(size_t unused)
+{
+	struct handover_read h = { 0, 0 };
+	struct bench_syscount sc;
+	const char *why;
+	uint64_t t0;
+
+	(void)unused;
+	(void)cyclock_now(); /* notes that it came */
+	(void)cyclock_now(); /* the first half */
+	t0 = kclock_ns(CLOCK_MONOTONIC_RAW);
+	if (atomic_load(&cyclock__host.state) != INIT_MEASURING)
+		return atomic_load(&cyclock__host.state) == INIT_DONE ? SKIP
+								      : FAIL("no first half");
+	while (kclock_ns(CLOCK_MONOTONIC_RAW) - t0 < 400000 &&
+	       atomic_load(&cyclock__host.state) == INIT_MEASURING)
+		(void)cyclock_now();
+	if (!cyclock__checked_ahead() || atomic_load(&cyclock__host.state) != INIT_MEASURING)
+		return HANDOVER_SKIP; /* preempted through the span */
+	h.start_at = t0 + 600000;
+	if (bench_syscount(&sc, handover_read_body, &h, &why))
+		return SKIP; /* nothing can be counted here (qemu-user) */
+	if (h.state != INIT_DONE)
+		return HANDOVER_SKIP; /* the span not over yet for the library */
+	if (!cyclock__setup.using_counter)
+		return SKIP;
+	if (sc.counts[1] > 2)
+		return FAIL("the read that started the counter made %llu system calls: more than "
+			    "the signal mask's two",
+			    (unsigned long long)sc.counts[1]);
+	return 0;
+}
+
+static void handover_makes_no_system_call_of_its_own(void **unused)
+{
+	int checked = 0;
+
+	(void)unused;
+	for (int i = 0; i < CHILDREN; i++) {
+		int rc = in_child(handover_calls_child, 0);
+
+		if (rc == SKIP)
+			skip(); /* the counter is not used, or nothing counts system calls */
+		if (rc && rc != HANDOVER_SKIP)
+			fail_msg("child %d failed", i);
+		checked += rc == 0;
+	}
+	print_message("%d of %d children did every check in the span\n", checked, CHILDREN);
+	if (checked < CHILDREN / 2)
+		fail_msg("only %d of %d children did every check in the span", checked, CHILDREN);
+}
+
 /* Child: the second half's checks are spread over the reads before it,
  * one CPUID (5 us in a KVM guest) at most per read, so that the read that
  * starts the counter asks none, when enough reads came before it (x86-64
@@ -347,6 +425,7 @@ int main(void)
 		cmocka_unit_test(first_call_of_each_clock_does_not_wait),
 		cmocka_unit_test(handover_does_not_go_back),
 		cmocka_unit_test(checks_are_spread_over_reads),
+		cmocka_unit_test(handover_makes_no_system_call_of_its_own),
 		cmocka_unit_test(warp_check_after_a_lazy_start),
 	};
 
