@@ -189,8 +189,8 @@ static void start_timelines(double hz, const struct cyclock__sample *s1)
 	 * can hold it yet, but a raw fork's child of ours may find it held. */
 	held = cyclock__writer_try(cyclock__pid());
 	/* MONOTONIC runs at RAW's rate times what adjtimex says (track.c):
-	 * the word asked ahead if no older than the first segment is long (a
-	 * change since is one during that segment, which its resync finds). */
+	 * the word asked ahead, if no older than the first segment's length
+	 * (a change since is one during that segment, which its resync finds). */
 	cyclock__track_start(&cyclock__tracks.mono, &sm,
 			     scratch.adj_ns && s1->ns - scratch.adj_ns <= CYCLOCK_MIN_INTERVAL_NS
 				     ? &scratch.adj
@@ -286,8 +286,9 @@ static void publish_offsets(void)
 /*
  * The first half: what the flags and the environment say, the ordered
  * read that needs no asking, init's first sample, and, unless a read
- * starts lazily (CYCLOCK__INIT_DEFER alone), whether to trust the counter.  Returns true if the second half is to follow at
- * once; CYCLOCK__INIT_DEFER leaves it to a later read, once the frequency
+ * starts lazily (CYCLOCK__INIT_DEFER alone), whether to trust the
+ * counter.  Returns true if the second half is to follow at once;
+ * CYCLOCK__INIT_DEFER leaves it to a later read, once the frequency
  * can be taken without waiting (see cyclock__init_once()), unless nothing
  * is left to measure.
  */
