@@ -9,8 +9,11 @@
  * (the process has as many as before).  The counter
  * then takes over at the first read 500 us or more later, and across
  * that hand-over no clock goes back, on one thread or between threads
- * (skipped where the library does not use the counter).  A warp check
- * asked for by cyclock_init() after such a start still runs.
+ * (skipped where the library does not use the counter).  The reads in
+ * between do the second half's checks ahead of it, one CPUID at most
+ * each, so that the read that starts the counter asks none and makes no
+ * system call but the shield's two.  A warp check asked for by
+ * cyclock_init() after such a start still runs.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
