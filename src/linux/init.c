@@ -10,12 +10,12 @@
  * the kernel's clock; the reads during the frequency's span (500 us) each
  * do one of the second half's checks ahead of it (a CPUID leaf, 5 us in a
  * KVM guest; the kernel's clocksource; adjtimex's word; the ordered reads'
- * timing), and the
- * first read after it the rest: the frequency and the timelines.  It runs
- * shielded from signals and cancellation (cyclock__shield()), so that no
- * caller can leave it half-done (a handler that longjmps out,
- * pthread_cancel()); a child of a raw fork system call, whose
- * initialising thread stayed in the parent, takes it over.
+ * timing), and the first read after it the rest: the frequency and the
+ * timelines.  It runs shielded from signals and cancellation
+ * (cyclock__shield()), so that no caller can leave it half-done (a
+ * handler that longjmps out, pthread_cancel()); a child of a raw fork
+ * system call, whose initialising thread stayed in the parent, takes it
+ * over.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -134,28 +134,34 @@ static uint64_t counts(uint64_t ns, double hz)
 	return (uint64_t)((double)ns * hz / 1e9) + 1;
 }
 
+struct cyclock__counts cyclock__counts_at(double hz)
+{
+	struct cyclock__counts c;
+	uint32_t mult;
+
+	cyclock_calc_mult_shift(&mult, &c.shift, (uint64_t)hz, NSEC_PER_SEC, 4);
+	c.max_back_cyc = counts(CYCLOCK_MAX_BACK_NS, hz);
+	c.min_int_cyc = counts(CYCLOCK_MIN_INTERVAL_NS, hz);
+	c.max_int_cyc = counts(CYCLOCK_MAX_INTERVAL_NS, hz);
+	c.fresh_cyc = counts(CYCLOCK_FRESH_NS, hz);
+	c.fresh_margin_cyc = counts(CYCLOCK_FRESH_MARGIN_NS, hz);
+	c.recheck_cyc = counts(CYCLOCK_RECHECK_NS, hz);
+	c.quick_int_cyc = counts(CYCLOCK_QUICK_NS, hz);
+	c.tight_cyc = counts(CYCLOCK_TIGHT_NS, hz);
+	if (c.max_int_cyc > UINT32_MAX) /* a segment's horizon_cyc is 32 bits */
+		c.max_int_cyc = UINT32_MAX;
+	return c;
+}
+
 static void setup_scale(double hz)
 {
-	uint32_t mult, shift;
-
-	cyclock_calc_mult_shift(&mult, &shift, (uint64_t)hz, NSEC_PER_SEC, 4);
-	cyclock__setup.counts.shift = shift;
-	cyclock__setup.counts.max_back_cyc = counts(CYCLOCK_MAX_BACK_NS, hz);
-	cyclock__setup.counts.min_int_cyc = counts(CYCLOCK_MIN_INTERVAL_NS, hz);
-	cyclock__setup.counts.max_int_cyc = counts(CYCLOCK_MAX_INTERVAL_NS, hz);
-	cyclock__setup.counts.fresh_cyc = counts(CYCLOCK_FRESH_NS, hz);
-	cyclock__setup.counts.fresh_margin_cyc = counts(CYCLOCK_FRESH_MARGIN_NS, hz);
-	cyclock__setup.counts.recheck_cyc = counts(CYCLOCK_RECHECK_NS, hz);
-	cyclock__setup.counts.quick_int_cyc = counts(CYCLOCK_QUICK_NS, hz);
-	cyclock__setup.counts.tight_cyc = counts(CYCLOCK_TIGHT_NS, hz);
+	cyclock__setup.counts = cyclock__counts_at(hz);
 	for (int i = 0; i < 2; i++) {
 		struct cyclock__timeline *tl = i ? &cyclock__raw : &cyclock__mono;
 
 		atomic_store_explicit(&tl->pay_cyc, counts(CYCLOCK_PAY_NS, hz), memory_order_relaxed);
 		atomic_store_explicit(&tl->row_cyc, counts(CYCLOCK_ROW_NS, hz), memory_order_relaxed);
 	}
-	if (cyclock__setup.counts.max_int_cyc > UINT32_MAX) /* a segment's horizon_cyc is 32 bits */
-		cyclock__setup.counts.max_int_cyc = UINT32_MAX;
 }
 
 /* From init's first sample (host.first_raw) and @s1, taken @hz apart. */

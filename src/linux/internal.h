@@ -118,6 +118,8 @@ struct cyclock__counts {
 	uint64_t fresh_cyc, fresh_margin_cyc, recheck_cyc, quick_int_cyc, tight_cyc;
 };
 
+struct cyclock__counts cyclock__counts_at(double hz); /* init.c: for a counter at @hz */
+
 /* A timeline's controller: writer-only.  Its decisions (cyclock__decide())
  * read the track and what it points at, nothing else. */
 struct cyclock__track {

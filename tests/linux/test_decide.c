@@ -33,8 +33,8 @@ static uint64_t counts(uint64_t ns)
 	return (uint64_t)((double)ns * HZ / 1e9) + 1;
 }
 
-/* What initialisation would set for a 3 GHz counter (init.c's
- * setup_scale()), and what a MONOTONIC track points at besides: RAW's
+/* The tuning in counts of a 3 GHz counter, as initialisation sets it
+ * (cyclock__counts_at()), and what a MONOTONIC track points at besides: RAW's
  * track at the same rate (MONOTONIC's stated rate is RAW's times
  * adjtimex's) and init's first RAW sample (none: a zero one).  The
  * library's own are poisoned: the decision must read none of them. */
@@ -44,18 +44,7 @@ static struct cyclock__sample first_raw;
 
 static void setup(void)
 {
-	uint32_t mult, shift;
-
-	cyclock_calc_mult_shift(&mult, &shift, (uint64_t)HZ, NSEC_PER_SEC, 4);
-	k.shift = shift;
-	k.max_back_cyc = counts(CYCLOCK_MAX_BACK_NS);
-	k.min_int_cyc = counts(CYCLOCK_MIN_INTERVAL_NS);
-	k.max_int_cyc = counts(CYCLOCK_MAX_INTERVAL_NS);
-	k.fresh_cyc = counts(CYCLOCK_FRESH_NS);
-	k.fresh_margin_cyc = counts(CYCLOCK_FRESH_MARGIN_NS);
-	k.recheck_cyc = counts(CYCLOCK_RECHECK_NS);
-	k.quick_int_cyc = counts(CYCLOCK_QUICK_NS);
-	k.tight_cyc = counts(CYCLOCK_TIGHT_NS);
+	k = cyclock__counts_at(HZ);
 	raw_track.rate = RATE;
 	/* What the decision once read of the library's own: counts of 4.5e18,
 	 * a RAW rate of 0.0005 ns per count. */
