@@ -70,7 +70,7 @@ extern "C" {
  * Returns CYCLOCK_USING_COUNTER, CYCLOCK_USING_KERNEL, or CYCLOCK_EINVAL
  * for an unknown flag (nothing done).
  */
-CYCLOCK_API int cyclock_init(unsigned int flags);
+CYCLOCK_API int cyclock_init(unsigned int flags) CYCLOCK_NOEXCEPT;
 
 /*
  * The hosted clocks.  "Monotonic" below means never less than a value
@@ -80,26 +80,26 @@ CYCLOCK_API int cyclock_init(unsigned int flags);
 
 /* CLOCK_MONOTONIC (NTP-slewed), from the counter with an ordered read:
  * monotonic across threads and CPUs.  The one to use by default. */
-CYCLOCK_API uint64_t cyclock_now(void);
+CYCLOCK_API uint64_t cyclock_now(void) CYCLOCK_NOEXCEPT;
 
 /* The same timeline, from an unordered counter read: the read may move
  * before earlier loads, so it is monotonic on one thread only (on this
  * kind of machine another CPU can see it up to ~0.5 us "early").  For
  * timing a stretch of code on one thread; cheapest. */
-CYCLOCK_API uint64_t cyclock_now_relaxed(void);
+CYCLOCK_API uint64_t cyclock_now_relaxed(void) CYCLOCK_NOEXCEPT;
 
 /* CLOCK_MONOTONIC_RAW: the counter times a fixed mult, never slewed by NTP.
  * Ordered; monotonic across threads. */
-CYCLOCK_API uint64_t cyclock_raw(void);
+CYCLOCK_API uint64_t cyclock_raw(void) CYCLOCK_NOEXCEPT;
 
 /* CLOCK_REALTIME: cyclock_now() plus the kernel's REALTIME-MONOTONIC
  * offset, so it steps when the system clock is set (seen within 34 ms,
  * or at once after cyclock_resync()).  Not monotonic. */
-CYCLOCK_API uint64_t cyclock_realtime(void);
+CYCLOCK_API uint64_t cyclock_realtime(void) CYCLOCK_NOEXCEPT;
 
 /* CLOCK_BOOTTIME: cyclock_now() plus the time spent suspended.  Ordered;
  * monotonic across threads. */
-CYCLOCK_API uint64_t cyclock_boottime(void);
+CYCLOCK_API uint64_t cyclock_boottime(void) CYCLOCK_NOEXCEPT;
 
 /* A coarse CLOCK_MONOTONIC, never ahead of cyclock_now() and monotonic
  * across threads.  By default no thread and no wakeup: the kernel's
@@ -111,40 +111,40 @@ CYCLOCK_API uint64_t cyclock_boottime(void);
  * stores every period (1 ms; CYCLOCK_COARSE_PERIOD_US in the environment
  * sets it, but starts no ticker by itself), at most a period plus scheduling delay behind; a child of
  * fork() has no ticker and is back on the default.  Async-signal-safe. */
-CYCLOCK_API uint64_t cyclock_coarse(void);
+CYCLOCK_API uint64_t cyclock_coarse(void) CYCLOCK_NOEXCEPT;
 
 /* The kernel's local_clock(): on a counter synchronised across CPUs, the
  * relaxed read.  On one that is not (cyclock_describe() says so), a
  * per-CPU clock that never goes backwards on its CPU and stays within a
  * tick (1 ms) of CLOCK_MONOTONIC, after the kernel's sched_clock_cpu().
  * Values from two CPUs may disagree by up to that much. */
-CYCLOCK_API uint64_t cyclock_local(void);
+CYCLOCK_API uint64_t cyclock_local(void) CYCLOCK_NOEXCEPT;
 
 /* The raw counter, unordered, for converting later with
  * cyclock_cycles_to_ns().  0 when no counter is in use.  Unlike the
  * clocks, its first call waits for initialisation (cyclock_init()), so
  * that every value it returns is one cyclock_cycles_to_ns() converts. */
-CYCLOCK_API uint64_t cyclock_cycles(void);
+CYCLOCK_API uint64_t cyclock_cycles(void) CYCLOCK_NOEXCEPT;
 
 /* A cyclock_cycles() value on cyclock_now()'s timeline: within the
  * current segment, as it converts it; any other (a value from before the
  * last resync, or any while the timeline serves the kernel's clock),
  * counted back from cyclock_now() at the rate, exact to the drift since.
  * With no counter in use, returns cyclock_now(). */
-CYCLOCK_API uint64_t cyclock_cycles_to_ns(uint64_t cycles);
+CYCLOCK_API uint64_t cyclock_cycles_to_ns(uint64_t cycles) CYCLOCK_NOEXCEPT;
 
 /* One line: the source, its frequency and where it came from, the
  * frequency's uncertainty, and any fallback and why.  The string is the
  * calling thread's, valid until its next call; thread-safe, not
  * async-signal-safe. */
-CYCLOCK_API const char *cyclock_describe(void);
+CYCLOCK_API const char *cyclock_describe(void) CYCLOCK_NOEXCEPT;
 
 /* Re-read the kernel clocks now, as when the caller knows the system clock
  * was set.  Once the library is initialised it never waits (if another
  * thread is resyncing, it repeats its resync on behalf of this call) and is
  * async-signal-safe; a first call before that initialises as
  * cyclock_init(0) does, waiting up to 0.5 ms, as cyclock_cycles()'s does. */
-CYCLOCK_API void cyclock_resync(void);
+CYCLOCK_API void cyclock_resync(void) CYCLOCK_NOEXCEPT;
 
 #ifdef __cplusplus
 }

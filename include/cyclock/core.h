@@ -31,6 +31,18 @@ extern "C" {
 #define CYCLOCK_API
 #endif
 
+/* The functions throw nothing: in C++ they are noexcept, so that a
+ * noexcept caller (cyclock.hpp's now()) needs no exception table around
+ * the call, and can end in a tail call to it (clang does; GCC 12 keeps a
+ * call where the caller returns a class). */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define CYCLOCK_NOEXCEPT noexcept
+#elif defined(__cplusplus)
+#define CYCLOCK_NOEXCEPT throw()
+#else
+#define CYCLOCK_NOEXCEPT
+#endif
+
 /* Negative return values of the functions that can refuse their input. */
 #define CYCLOCK_EINVAL (-22)  /* a NULL pointer, a width of 0 or > 64, a zero rate, a bad CPU */
 #define CYCLOCK_EBUSY (-16)   /* a source of a higher rating is registered */
@@ -155,10 +167,13 @@ struct cyclock {
  * CYCLOCK_ERANGE (one count shorter than 2^-32 ns) or CYCLOCK_EBUSY; on
  * error @clk is as it was.
  */
-CYCLOCK_API int cyclock_register(struct cyclock *clk, const struct cyclock_source *src);
+CYCLOCK_API int cyclock_register(struct cyclock *clk,
+				 const struct cyclock_source *src) CYCLOCK_NOEXCEPT;
 
-/* What cyclock_register_opts() may be asked; zero-initialised, cyclock_register(). */
-struct cyclock_register_opts {
+/* What cyclock_register_opts() may be asked; zero-initialised, cyclock_register().
+ * No struct shares a function's name: in C++ the two would hide each
+ * other (g++ -Wshadow). */
+struct cyclock_register_options {
 	/*
 	 * Update at least this often, 0 for as rarely as the counter allows:
 	 * a shorter interval buys a larger shift, so a finer rate, for a
@@ -176,7 +191,7 @@ struct cyclock_register_opts {
  * for an unknown flag.
  */
 CYCLOCK_API int cyclock_register_opts(struct cyclock *clk, const struct cyclock_source *src,
-				      const struct cyclock_register_opts *opts);
+				      const struct cyclock_register_options *opts) CYCLOCK_NOEXCEPT;
 
 /*
  * Nanoseconds since the first registration.  Wait-free for practical
@@ -185,7 +200,7 @@ CYCLOCK_API int cyclock_register_opts(struct cyclock *clk, const struct cyclock_
  * lands a little before the epoch (another CPU's counter slightly behind)
  * reads as the epoch itself, never as a near-wrap.
  */
-CYCLOCK_API uint64_t cyclock_read(const struct cyclock *clk);
+CYCLOCK_API uint64_t cyclock_read(const struct cyclock *clk) CYCLOCK_NOEXCEPT;
 
 /*
  * Move the epoch to now.  Call at least every cyclock_wrap_ns().  Never
@@ -194,10 +209,10 @@ CYCLOCK_API uint64_t cyclock_read(const struct cyclock *clk);
  * is updating the epoch.  Does nothing while suspended or unregistered.
  * Async-signal-safe.
  */
-CYCLOCK_API void cyclock_update(struct cyclock *clk);
+CYCLOCK_API void cyclock_update(struct cyclock *clk) CYCLOCK_NOEXCEPT;
 
 /* How often cyclock_update() must run, in ns; 0 if no source is registered. */
-CYCLOCK_API uint64_t cyclock_wrap_ns(const struct cyclock *clk);
+CYCLOCK_API uint64_t cyclock_wrap_ns(const struct cyclock *clk) CYCLOCK_NOEXCEPT;
 
 /*
  * Freeze the clock at its current value and stop reading the counter (the
@@ -212,8 +227,8 @@ CYCLOCK_API uint64_t cyclock_wrap_ns(const struct cyclock *clk);
  * frozen value must be published before it is known, so no latch can
  * close that window.  Resume has no such window.
  */
-CYCLOCK_API void cyclock_suspend(struct cyclock *clk);
-CYCLOCK_API void cyclock_resume(struct cyclock *clk);
+CYCLOCK_API void cyclock_suspend(struct cyclock *clk) CYCLOCK_NOEXCEPT;
+CYCLOCK_API void cyclock_resume(struct cyclock *clk) CYCLOCK_NOEXCEPT;
 
 /*
  * The largest shift for which mult = round(to_hz * 2^shift / from_hz) fits
@@ -224,16 +239,17 @@ CYCLOCK_API void cyclock_resume(struct cyclock *clk);
  * sets *mult = 0 and *shift = 0.
  */
 CYCLOCK_API void cyclock_calc_mult_shift(uint32_t *mult, uint32_t *shift, uint64_t from_hz,
-					 uint64_t to_hz, uint32_t maxsec);
+					 uint64_t to_hz, uint32_t maxsec) CYCLOCK_NOEXCEPT;
 
 /* (cyc * mult) >> shift: the caller keeps cyc * mult below 2^64. */
-CYCLOCK_API uint64_t cyclock_cyc_to_ns(uint64_t cyc, uint32_t mult, uint32_t shift);
+CYCLOCK_API uint64_t cyclock_cyc_to_ns(uint64_t cyc, uint32_t mult,
+				       uint32_t shift) CYCLOCK_NOEXCEPT;
 
 /* (delta * mult + frac) >> shift in 128 bits, the remainder in *@rem
  * (@rem may be NULL), saturated at UINT64_MAX: the conversion of a delta
  * past the update interval, which 64 bits cannot hold (cyclock__scale()). */
 CYCLOCK_API uint64_t cyclock__scale_wide(uint64_t delta, uint32_t mult, uint64_t frac,
-					 uint32_t shift, uint64_t *rem);
+					 uint32_t shift, uint64_t *rem) CYCLOCK_NOEXCEPT;
 
 /* (delta * mult + frac) >> shift, exact whatever the delta: one multiply
  * within the update interval, cyclock__scale_wide() past it (a 64-bit
@@ -261,7 +277,8 @@ static inline uint64_t cyclock__scale(uint64_t delta, uint32_t mult, uint64_t fr
  * Writes at most @len bytes including the NUL; returns the length of the
  * whole line, as snprintf() does.  Call it from the writer's context.
  */
-CYCLOCK_API size_t cyclock_format_summary(const struct cyclock *clk, char *buf, size_t len);
+CYCLOCK_API size_t cyclock_format_summary(const struct cyclock *clk, char *buf,
+					  size_t len) CYCLOCK_NOEXCEPT;
 
 /*
  * Per-CPU "unstable" mode, after the kernel's local_clock().
@@ -286,7 +303,9 @@ CYCLOCK_API size_t cyclock_format_summary(const struct cyclock *clk, char *buf, 
  * Needs lock-free 64-bit compare-and-swap; without it init returns
  * CYCLOCK_ENOTSUP.
  */
-struct cyclock_percpu_tick {
+/* What a tick records (not named as cyclock_percpu_tick(): see struct
+ * cyclock_register_options). */
+struct cyclock_percpu_stamp {
 	struct cyclock_u64 raw;  /* the raw clock on this CPU at its last tick */
 	struct cyclock_u64 gtod; /* the reference time at that tick */
 };
@@ -295,7 +314,7 @@ struct cyclock_percpu_tick {
 struct cyclock_percpu_slot {
 	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint32_t) seq; /* latch over tick[] */
 	CYCLOCK_ATOMIC(uint32_t) writer;
-	struct cyclock_percpu_tick tick[2];
+	struct cyclock_percpu_stamp tick[2];
 	CYCLOCK_ALIGNAS(8) CYCLOCK_ATOMIC(uint64_t) clock; /* last value handed out here */
 };
 
@@ -321,7 +340,7 @@ struct cyclock_percpu {
  */
 CYCLOCK_API int cyclock_percpu_init(struct cyclock_percpu *pc, const struct cyclock *raw,
 				    struct cyclock_percpu_slot *slots, unsigned int nr_cpus,
-				    uint64_t tick_ns);
+				    uint64_t tick_ns) CYCLOCK_NOEXCEPT;
 
 /*
  * The tick, run on @cpu about every tick_ns: records the raw clock and the
@@ -329,13 +348,15 @@ CYCLOCK_API int cyclock_percpu_init(struct cyclock_percpu *pc, const struct cycl
  * blocks; skips if another tick of the same CPU is under way.  Returns 0
  * or CYCLOCK_EINVAL for a CPU out of range.  Async-signal-safe.
  */
-CYCLOCK_API int cyclock_percpu_tick(struct cyclock_percpu *pc, unsigned int cpu, uint64_t gtod_ns);
+CYCLOCK_API int cyclock_percpu_tick(struct cyclock_percpu *pc, unsigned int cpu,
+				    uint64_t gtod_ns) CYCLOCK_NOEXCEPT;
 
 /*
  * local_clock(): the clock of @cpu, read on @cpu.  Never goes backwards on
  * that CPU.  Returns 0 for a CPU out of range.  Lock-free, async-signal-safe.
  */
-CYCLOCK_API uint64_t cyclock_percpu_read(struct cyclock_percpu *pc, unsigned int cpu);
+CYCLOCK_API uint64_t cyclock_percpu_read(struct cyclock_percpu *pc,
+					 unsigned int cpu) CYCLOCK_NOEXCEPT;
 
 /*
  * The clock of @cpu read from @this_cpu: the later of the two CPUs' clocks,
@@ -343,7 +364,7 @@ CYCLOCK_API uint64_t cyclock_percpu_read(struct cyclock_percpu *pc, unsigned int
  * Returns 0 for a CPU out of range.  Lock-free, async-signal-safe.
  */
 CYCLOCK_API uint64_t cyclock_percpu_read_remote(struct cyclock_percpu *pc, unsigned int this_cpu,
-						unsigned int cpu);
+						unsigned int cpu) CYCLOCK_NOEXCEPT;
 
 /*
  * Switch to unstable mode, run on @cpu with the reference time @gtod_ns:
@@ -352,10 +373,10 @@ CYCLOCK_API uint64_t cyclock_percpu_read_remote(struct cyclock_percpu *pc, unsig
  * 0 or CYCLOCK_EINVAL.  Not async-signal-safe: may spin on a concurrent switch.
  */
 CYCLOCK_API int cyclock_percpu_set_unstable(struct cyclock_percpu *pc, unsigned int cpu,
-					    uint64_t gtod_ns);
+					    uint64_t gtod_ns) CYCLOCK_NOEXCEPT;
 
 /* Whether @pc is still in stable mode. */
-CYCLOCK_API bool cyclock_percpu_is_stable(const struct cyclock_percpu *pc);
+CYCLOCK_API bool cyclock_percpu_is_stable(const struct cyclock_percpu *pc) CYCLOCK_NOEXCEPT;
 
 #ifdef __cplusplus
 }

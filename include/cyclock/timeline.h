@@ -124,8 +124,8 @@ CYCLOCK_API extern struct cyclock__coarse cyclock__coarse;
 
 /* Everything the fast path leaves: see src/linux/read.c.  @word and @cyc:
  * the sequence word and the counter the fast path read, where it stopped. */
-CYCLOCK_API uint64_t cyclock__slow(unsigned int kind, uint64_t word, uint64_t cyc);
-CYCLOCK_API uint64_t cyclock__coarse_slow(void);
+CYCLOCK_API uint64_t cyclock__slow(unsigned int kind, uint64_t word, uint64_t cyc) CYCLOCK_NOEXCEPT;
+CYCLOCK_API uint64_t cyclock__coarse_slow(void) CYCLOCK_NOEXCEPT;
 
 /*
  * What the library knows about its counter and its tracking, for the
@@ -157,7 +157,7 @@ struct cyclock__info {
 	const char *ordered_why;  /* why, with what each cost */
 	uint64_t init_ns;         /* what initialisation cost */
 };
-CYCLOCK_API void cyclock__get_info(struct cyclock__info *info);
+CYCLOCK_API void cyclock__get_info(struct cyclock__info *info) CYCLOCK_NOEXCEPT;
 
 #ifndef __cplusplus
 

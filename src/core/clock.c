@@ -118,7 +118,7 @@ static bool may_replace(const struct cyclock *clk, const struct cyclock_source *
 }
 
 int cyclock_register_opts(struct cyclock *clk, const struct cyclock_source *src,
-			  const struct cyclock_register_opts *opts)
+			  const struct cyclock_register_options *opts)
 {
 	uint64_t max_ns = opts ? opts->max_interval_ns : 0;
 	unsigned int flags = opts ? opts->flags : 0;

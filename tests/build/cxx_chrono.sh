@@ -17,7 +17,7 @@ for cxx in ${CXX:-} g++ clang++; do
 	ran=1
 	for std in c++11 c++20; do
 		exe=$work/cxx_chrono-$(basename "$cxx")-$std
-		if ! "$cxx" -std=$std -O2 -Wall -Wextra -Werror -pedantic -I"$src/include" \
+		if ! "$cxx" -std=$std -O2 -Wall -Wextra -Wshadow -Wpedantic -Werror -I"$src/include" \
 			"$src/tests/build/cxx_chrono.cpp" "$lib" -pthread -o "$exe"; then
 			echo "FAIL: $cxx -std=$std does not build cxx_chrono.cpp"
 			status=1

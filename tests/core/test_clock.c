@@ -383,7 +383,7 @@ static void bad_input_is_refused_and_changes_nothing(void **state)
 }
 
 static void expect_refused_opts(const struct cyclock_source *src,
-				const struct cyclock_register_opts *opts, int err)
+				const struct cyclock_register_options *opts, int err)
 {
 	struct cyclock before;
 
@@ -395,8 +395,8 @@ static void expect_refused_opts(const struct cyclock_source *src,
 /* A lower rating does not replace a higher one, unless forced. */
 static void a_lower_rated_source_is_refused_unless_forced(void **state)
 {
-	static const struct cyclock_register_opts force = { .flags = CYCLOCK_REGISTER_FORCE };
-	static const struct cyclock_register_opts unknown = { .flags = 2 };
+	static const struct cyclock_register_options force = { .flags = CYCLOCK_REGISTER_FORCE };
+	static const struct cyclock_register_options unknown = { .flags = 2 };
 	struct sim_counter good, worse, same, better;
 
 	(void)state;
@@ -430,7 +430,7 @@ static void a_lower_rated_source_is_refused_unless_forced(void **state)
 /* A maximum interval at registration is kept, and buys a finer rate. */
 static void a_maximum_interval_is_kept(void **state)
 {
-	struct cyclock_register_opts opts = { .max_interval_ns = 6000000000ull };
+	struct cyclock_register_options opts = { .max_interval_ns = 6000000000ull };
 	struct sim_counter sim;
 	uint64_t def_ppt, def_wrap;
 

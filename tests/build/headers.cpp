@@ -1,8 +1,12 @@
-// The public headers from C++11: they compile with -pedantic, give the
+// The public headers from C++, under headers.sh's warnings: they give the
 // same layout as C (the C side has the same static asserts, in
-// src/core/clock.c), and a C++ program can use the library.
+// src/core/clock.c), their functions are noexcept, and a C++ program can
+// use the library.
 #include <cyclock.h>
+#include <cyclock.hpp>
+#include <cyclock/arch.h>
 #include <cyclock/core.h>
+#include <cyclock/latch.h>
 #include <cyclock/timeline.h>
 
 #include <cstddef>
@@ -21,13 +25,19 @@ static_assert(offsetof(cyclock__timeline, ext) == 128, "the slow path's copies o
 static_assert(sizeof(cyclock__timeline) == 256, "a timeline is four lines");
 #endif
 
+// noexcept, so that cyclock.hpp's noexcept now() can end in a tail call.
+static_assert(noexcept(cyclock_now()) && noexcept(cyclock_realtime()) &&
+		      noexcept(cyclock_init(0)) && noexcept(cyclock_describe()) &&
+		      noexcept(cyclock_read(nullptr)) && noexcept(cyclock_update(nullptr)),
+	      "the library's functions are noexcept in C++");
+
 namespace {
 
 std::uint64_t counter; // the "hardware": bumped by hand
 
 int fail(const char *what, unsigned long long got)
 {
-	std::fprintf(stderr, "cxx_headers: %s (got %llu)\n", what, got);
+	std::fprintf(stderr, "headers.cpp: %s (got %llu)\n", what, got);
 	return 1;
 }
 
@@ -71,12 +81,12 @@ int main()
 	std::size_t len = cyclock_format_summary(&clk, line, sizeof line);
 	if (len == 0 || len >= sizeof line)
 		return fail("cyclock_format_summary length", len);
-	std::printf("cxx_headers: %s\n", line);
+	std::printf("headers.cpp: %s\n", line);
 
 	// The hosted clocks from C++: two readings in order.
 	std::uint64_t a = cyclock_now(), b = cyclock_now();
 	if (a == 0 || b < a)
 		return fail("cyclock_now() went back", a - b);
-	std::printf("cxx_headers: %s\n", cyclock_describe());
+	std::printf("headers.cpp: %s\n", cyclock_describe());
 	return 0;
 }
