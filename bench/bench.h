@@ -74,7 +74,7 @@ const char *bench_floor_ordered(void);
 const char *bench_floor_plain(void);
 /* The ordered read ordered_ns uses, the one cyclock chose ("rdtscp",
  * "lfence;rdtsc", "isb; mrs cntvct_el0"), or NULL where there is no
- * counter.  Initialises the library (cyclock__get_info()). */
+ * counter.  Initialises the library (cyclock_get_state()). */
 const char *bench_floor_read(void);
 
 /* The engine clocks' struct cyclock (clocks/engine.c), registered with

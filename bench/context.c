@@ -269,7 +269,7 @@ static void fill_system(struct bench_context *ctx, const char *argv0)
 
 void bench_context_fill(struct bench_context *ctx, const char *argv0)
 {
-	struct cyclock__info info;
+	struct cyclock_state info;
 	const char *floor_clock, *floor_read;
 
 	memset(ctx, 0, sizeof(*ctx));
@@ -277,7 +277,8 @@ void bench_context_fill(struct bench_context *ctx, const char *argv0)
 	fill_cpu(ctx);
 	snprintf(ctx->version, sizeof(ctx->version), "%s", CYCLOCK_TOOL_VERSION);
 	snprintf(ctx->build_type, sizeof(ctx->build_type), "%s", CYCLOCK_TOOL_BUILD_TYPE);
-	cyclock__get_info(&info);
+	info.version = CYCLOCK_STATE_VERSION;
+	cyclock_get_state(&info);
 	snprintf(ctx->counter, sizeof(ctx->counter), "%s",
 		 info.using_counter == CYCLOCK_USING_COUNTER ? info.counter : "none");
 	ctx->counter_hz = bench_counter_hz();

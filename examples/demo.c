@@ -116,7 +116,7 @@ int main(int argc, char **argv)
 	static struct cyclock_source timer = { "timer-1MHz", read_raw_scaled, NULL, 1000000, 32, 100 };
 	static struct cyclock_source rtc = { "rtc-32k", read_raw_32k, NULL, 32768, 32, 50 };
 	static struct cyclock_source counter = { "counter", read_counter, NULL, 0, 64, 300 };
-	struct cyclock__info info;
+	struct cyclock_state info;
 
 	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		puts("usage: cyclock-demo\n"
@@ -129,7 +129,8 @@ int main(int argc, char **argv)
 	show(&clk, &rtc);
 	show(&clk, &timer);
 	show(&clk, &raw64);
-	cyclock__get_info(&info);
+	info.version = CYCLOCK_STATE_VERSION;
+	cyclock_get_state(&info);
 	if (info.using_counter) {
 		counter.name = info.counter;
 		counter.rate_hz = (uint64_t)(info.hz + 0.5);

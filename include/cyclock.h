@@ -139,6 +139,52 @@ CYCLOCK_API uint64_t cyclock_cycles_to_ns(uint64_t cycles) CYCLOCK_NOEXCEPT;
  * async-signal-safe. */
 CYCLOCK_API const char *cyclock_describe(void) CYCLOCK_NOEXCEPT;
 
+/*
+ * What the library decided and has done so far, as numbers a program can
+ * export (cyclock_get_state(3)).  Versioned: the caller sets @version to
+ * the CYCLOCK_STATE_VERSION it was built with; a later version only adds
+ * fields at the end.  The strings are the library's, of static duration.
+ */
+#define CYCLOCK_STATE_VERSION 1u
+struct cyclock_state {
+	uint32_t version;          /* in: the caller's; out: the version filled */
+	int32_t using_counter;     /* CYCLOCK_USING_COUNTER or CYCLOCK_USING_KERNEL */
+	const char *why;           /* why the kernel's clocks are used, or "" */
+	int32_t forced;            /* CYCLOCK_SOURCE=tsc (or the like) chose the counter */
+	int32_t local_percpu;      /* cyclock_local() runs per CPU (counters not in step) */
+	const char *counter;       /* "tsc", "cntvct", "rdtime", "none", ... */
+	double hz;                 /* the counter's frequency, as now estimated */
+	double hz_ppm;             /* its uncertainty, parts per million */
+	double hz_hint;            /* what the hardware or the first measurement said */
+	const char *hz_source;     /* where that came from */
+	const char *ordered;       /* the ordered counter read: "rdtscp", "lfence;rdtsc", ... */
+	const char *ordered_why;   /* why, with what each cost */
+	uint64_t warp_turns;       /* turns of the cross-CPU warp check; 0: none ran */
+	int64_t warp_cyc;          /* its largest step back, counts; -1: it could not run */
+	uint64_t init_ns;          /* what initialisation cost */
+	uint32_t mult, shift;      /* cyclock_now() = ticks * mult >> shift in its segment */
+	uint32_t raw_mult;         /* cyclock_raw()'s mult, same shift */
+	int32_t kernel_mode;       /* cyclock_now() serves the kernel's clock now */
+	const char *kernel_why;    /* why, the last time it did, or "" */
+	uint64_t interval_ns;      /* the resync interval now */
+	uint64_t max_interval_ns;  /* its ceiling */
+	uint64_t resyncs;          /* resyncs of CLOCK_MONOTONIC's timeline */
+	uint64_t anomalies;        /* times the counter disagreed with the kernel */
+	uint64_t kernel_spells;    /* spells on the kernel's clock */
+	uint64_t rate_changes;     /* changes of the kernel's rate followed on the counter */
+	int64_t last_err_ns;       /* cyclock_now() - CLOCK_MONOTONIC at the last resync */
+	int64_t raw_last_err_ns;   /* cyclock_raw() - CLOCK_MONOTONIC_RAW at the last resync */
+};
+
+/*
+ * Fill @st with the fields of min(st->version, CYCLOCK_STATE_VERSION) and
+ * set st->version to that; the counts are a snapshot.  Initialises the
+ * library first, as cyclock_init(0).  Returns 0, or CYCLOCK_EINVAL for a
+ * NULL @st or a version of 0 (nothing written).  Thread-safe, not
+ * async-signal-safe.
+ */
+CYCLOCK_API int cyclock_get_state(struct cyclock_state *st) CYCLOCK_NOEXCEPT;
+
 /* Re-read the kernel clocks now, as when the caller knows the system clock
  * was set.  Once the library is initialised it never waits (if another
  * thread is resyncing, it repeats its resync on behalf of this call) and is

@@ -266,9 +266,10 @@ static double counter_hz;
 
 static void find_counter_hz(void)
 {
-	struct cyclock__info info;
+	struct cyclock_state info;
 
-	cyclock__get_info(&info);
+	info.version = CYCLOCK_STATE_VERSION;
+	cyclock_get_state(&info);
 	if (info.using_counter == CYCLOCK_USING_COUNTER && info.hz > 0)
 		counter_hz = info.hz;
 	else

@@ -41,15 +41,16 @@ static struct {
 	atomic_bool ready;
 } ns_floor;
 
-/* The ordered read cyclock's readers use: the one cyclock__get_info()
+/* The ordered read cyclock's readers use: the one cyclock_get_state()
  * names (it waits for initialisation, which chooses it), or, with the
  * library on the kernel's clocks, the first that works here. */
 static uint32_t library_how(void)
 {
-	struct cyclock__info info;
+	struct cyclock_state info;
 	const char *why;
 
-	cyclock__get_info(&info);
+	info.version = CYCLOCK_STATE_VERSION;
+	cyclock_get_state(&info);
 	for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS; h++)
 		if (info.using_counter == CYCLOCK_USING_COUNTER && info.ordered &&
 		    strcmp(info.ordered, cyclock_arch_ordered_name(h)) == 0)

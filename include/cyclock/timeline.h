@@ -127,38 +127,6 @@ CYCLOCK_API extern struct cyclock__coarse cyclock__coarse;
 CYCLOCK_API uint64_t cyclock__slow(unsigned int kind, uint64_t word, uint64_t cyc) CYCLOCK_NOEXCEPT;
 CYCLOCK_API uint64_t cyclock__coarse_slow(void) CYCLOCK_NOEXCEPT;
 
-/*
- * What the library knows about its counter and its tracking, for the
- * cyclock tool and the tests.  Filled by cyclock__get_info(); a snapshot.
- */
-struct cyclock__info {
-	int using_counter;        /* CYCLOCK_USING_COUNTER or CYCLOCK_USING_KERNEL */
-	int local_percpu;         /* cyclock_local() runs per CPU (unsynchronised counter) */
-	const char *counter;      /* "tsc", "sim", "none" */
-	const char *why;          /* why the kernel's clocks are used, or "" */
-	double hz;                /* the counter's frequency, as now estimated */
-	double hz_hint;           /* what CPUID or the first measurement said */
-	const char *hz_source;    /* "cpuid 0x15", "hypervisor 0x40000010", "measured" */
-	double hz_ppm;            /* uncertainty of hz, parts per million */
-	uint32_t mult, shift;     /* cyclock_now()'s current mult and shift */
-	uint32_t raw_mult;        /* cyclock_raw()'s */
-	uint64_t interval_ns;     /* current resync interval */
-	uint64_t max_interval_ns; /* its ceiling */
-	uint64_t resyncs;       /* resyncs of the MONOTONIC timeline so far */
-	uint64_t anomalies;       /* times the counter disagreed with the kernel */
-	uint64_t kernel_spells;   /* times the timeline served the kernel's clock since init */
-	uint64_t rate_changes;    /* changes of the kernel's rate followed on the counter */
-	int kernel_mode;          /* CLOCK_MONOTONIC's timeline serves the kernel's clock now */
-	const char *kernel_why;   /* why, the last time it did */
-	int64_t last_err_ns;      /* cyclock_now() - CLOCK_MONOTONIC at the last resync */
-	int64_t raw_last_err_ns;  /* cyclock_raw() - CLOCK_MONOTONIC_RAW at the last resync */
-	int64_t warp_cyc;         /* largest backward step in the init warp check, counts */
-	const char *ordered;      /* the ordered read chosen: "rdtscp", "lfence;rdtsc", ... */
-	const char *ordered_why;  /* why, with what each cost */
-	uint64_t init_ns;         /* what initialisation cost */
-};
-CYCLOCK_API void cyclock__get_info(struct cyclock__info *info) CYCLOCK_NOEXCEPT;
-
 #ifndef __cplusplus
 
 /* The readers below are the clocks' whole fast path: inlined into each

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* cyclock_describe() and cyclock__get_info(): what the library decided and why. */
+/* cyclock_describe() and cyclock_get_state(): what the library decided and why. */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdio.h>
@@ -18,9 +18,13 @@ static double current_hz(double *ppm)
 	return 1e9 / tr->rate;
 }
 
-void cyclock__get_info(struct cyclock__info *info)
+/* What version 1 of struct cyclock_state holds: all of it, until a
+ * version 2 adds fields. */
+#define STATE_V1_SIZE sizeof(struct cyclock_state)
+
+/* Every field of the newest version, in @st, already zeroed. */
+static void get_state(struct cyclock_state *st)
 {
-	memset(info, 0, sizeof(*info));
 	cyclock_init(0);
 	/* The writer's fields, read under its flag so they are consistent;
 	 * a bounded wait, then a snapshot that may be a resync apart. */
@@ -29,40 +33,58 @@ void cyclock__get_info(struct cyclock__info *info)
 
 	for (int i = 0; i < 1000 && !(locked = cyclock__writer_try(me)); i++)
 		sched_yield();
-	info->using_counter = cyclock__setup.using_counter;
-	info->local_percpu = cyclock__setup.local_percpu;
-	info->counter = CYCLOCK_ARCH_COUNTER_NAME;
-	info->why = cyclock__setup.why ? cyclock__setup.why : "";
-	info->hz_hint = cyclock__setup.hz_hint;
-	info->hz_source = cyclock__setup.hz_source ? cyclock__setup.hz_source : "";
-	info->warp_cyc = cyclock__setup.warp_cyc;
-	info->ordered = cyclock_arch_ordered_name(cyclock__setup.ordered);
-	info->ordered_why = cyclock__setup.ordered_why;
-	info->init_ns = cyclock__setup.init_ns;
+	st->version = CYCLOCK_STATE_VERSION;
+	st->using_counter = cyclock__setup.using_counter;
+	st->why = cyclock__setup.why ? cyclock__setup.why : "";
+	st->forced = cyclock__setup.forced;
+	st->local_percpu = cyclock__setup.local_percpu;
+	st->counter = CYCLOCK_ARCH_COUNTER_NAME;
+	st->hz_hint = cyclock__setup.hz_hint;
+	st->hz_source = cyclock__setup.hz_source ? cyclock__setup.hz_source : "";
+	st->ordered = cyclock_arch_ordered_name(cyclock__setup.ordered);
+	st->ordered_why = cyclock__setup.ordered_why;
+	st->warp_turns = cyclock__setup.warp_ran ? cyclock__setup.warp_turns : 0;
+	st->warp_cyc = cyclock__setup.warp_cyc;
+	st->init_ns = cyclock__setup.init_ns;
+	st->kernel_why = "";
 	if (cyclock__setup.using_counter) {
 		struct cyclock__segv v = cyclock__seg_load(&cyclock__mono);
 
-		info->hz = current_hz(&info->hz_ppm);
-		info->mult = v.mult;
-		info->shift = cyclock__setup.counts.shift;
-		info->raw_mult = cyclock__seg_load(&cyclock__raw).mult;
-		info->interval_ns = (uint64_t)((double)cyclock__tracks.mono.interval *
-					       cyclock__tracks.raw.rate);
-		info->max_interval_ns = (uint64_t)((double)cyclock__setup.counts.max_int_cyc *
-						   cyclock__tracks.raw.rate);
-		info->resyncs = cyclock__tracks.mono.resyncs;
-		info->last_err_ns = cyclock__tracks.mono.last_err;
-		info->raw_last_err_ns = cyclock__tracks.raw.last_err;
-		info->kernel_spells = cyclock__tracks.mono.spells + cyclock__tracks.raw.spells;
-		info->rate_changes = cyclock__tracks.mono.rate_changes;
-		info->kernel_mode = !v.horizon_cyc;
-		info->kernel_why = cyclock__tracks.mono.kernel_why ? cyclock__tracks.mono.kernel_why
-				   : cyclock__tracks.raw.kernel_why ? cyclock__tracks.raw.kernel_why
-								  : "";
+		st->hz = current_hz(&st->hz_ppm);
+		st->mult = v.mult;
+		st->shift = cyclock__setup.counts.shift;
+		st->raw_mult = cyclock__seg_load(&cyclock__raw).mult;
+		st->kernel_mode = !v.horizon_cyc;
+		st->kernel_why = cyclock__tracks.mono.kernel_why ? cyclock__tracks.mono.kernel_why
+				 : cyclock__tracks.raw.kernel_why ? cyclock__tracks.raw.kernel_why
+								: "";
+		st->interval_ns = (uint64_t)((double)cyclock__tracks.mono.interval *
+					     cyclock__tracks.raw.rate);
+		st->max_interval_ns = (uint64_t)((double)cyclock__setup.counts.max_int_cyc *
+						 cyclock__tracks.raw.rate);
+		st->resyncs = cyclock__tracks.mono.resyncs;
+		st->kernel_spells = cyclock__tracks.mono.spells + cyclock__tracks.raw.spells;
+		st->rate_changes = cyclock__tracks.mono.rate_changes;
+		st->last_err_ns = cyclock__tracks.mono.last_err;
+		st->raw_last_err_ns = cyclock__tracks.raw.last_err;
 	}
-	info->anomalies = atomic_load(&cyclock__tracks.anomalies);
+	st->anomalies = atomic_load(&cyclock__tracks.anomalies);
 	if (locked)
 		cyclock__writer_done();
+}
+
+int cyclock_get_state(struct cyclock_state *st)
+{
+	struct cyclock_state all;
+
+	if (!st || !st->version)
+		return CYCLOCK_EINVAL;
+	memset(&all, 0, sizeof(all));
+	get_state(&all);
+	/* Version 1 is the only one yet: a caller's newer version gets it. */
+	all.version = 1;
+	memcpy(st, &all, STATE_V1_SIZE);
+	return 0;
 }
 
 static const char *warp_note(void)
@@ -93,10 +115,10 @@ static const char *warp_note(void)
 const char *cyclock_describe(void)
 {
 	static _Thread_local char line[896]; /* each thread's: cyclock.h */
-	struct cyclock__info in;
+	struct cyclock_state in = {.version = CYCLOCK_STATE_VERSION};
 	int n;
 
-	cyclock__get_info(&in);
+	cyclock_get_state(&in);
 	if (!in.using_counter) {
 		snprintf(line, sizeof(line), "kernel clocks (clock_gettime): %s%s", in.why,
 			 in.local_percpu ? "; cyclock_local() per CPU over the counter" : "");
@@ -106,9 +128,9 @@ const char *cyclock_describe(void)
 		     "%s at %.6f MHz (%s %.3f MHz; now refined against CLOCK_MONOTONIC_RAW, "
 		     "+-%.3f ppm)%s%s%s; ordered read %s: %s; %s; ",
 		     in.counter, in.hz / 1e6, in.hz_source, in.hz_hint / 1e6, in.hz_ppm,
-		     cyclock__setup.forced ? ", forced by CYCLOCK_SOURCE" : "",
-		     cyclock__setup.forced && cyclock__setup.distrust ? " although " : "",
-		     cyclock__setup.forced && cyclock__setup.distrust ? cyclock__setup.distrust : "",
+		     in.forced ? ", forced by CYCLOCK_SOURCE" : "",
+		     in.forced && cyclock__setup.distrust ? " although " : "",
+		     in.forced && cyclock__setup.distrust ? cyclock__setup.distrust : "",
 		     in.ordered, in.ordered_why, warp_note());
 	if (in.kernel_mode)
 		snprintf(line + n, sizeof(line) - (size_t)n,

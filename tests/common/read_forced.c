@@ -29,7 +29,7 @@ static int names(const char *want, const char *name)
 int main(void)
 {
 	const char *want = getenv("CYCLOCK_ORDERED_READ"), *why = "";
-	struct cyclock__info info;
+	struct cyclock_state info;
 	uint32_t how = CYCLOCK_ARCH_ORDERED_HOWS;
 
 	if (!want) {
@@ -48,11 +48,13 @@ int main(void)
 		return 77;
 	}
 	if (cyclock_init(0) != CYCLOCK_USING_COUNTER) {
-		cyclock__get_info(&info);
+		info.version = CYCLOCK_STATE_VERSION;
+		cyclock_get_state(&info);
 		printf("the library serves the kernel's clocks here, no ordered read (%s)\n", info.why);
 		return 77;
 	}
-	cyclock__get_info(&info);
+	info.version = CYCLOCK_STATE_VERSION;
+	cyclock_get_state(&info);
 	if (strcmp(info.ordered, cyclock_arch_ordered_name(how)) != 0) {
 		printf("CYCLOCK_ORDERED_READ=%s: the CPU orders it (%s), but the library took %s (%s)\n",
 		       want, why, info.ordered, info.ordered_why);

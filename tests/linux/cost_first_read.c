@@ -181,7 +181,7 @@ int main(int argc, char **argv)
 		first[MAX_PROCESSES], second[MAX_PROCESSES], handover[MAX_PROCESSES],
 		call[MAX_PROCESSES], worst[MAX_PROCESSES];
 	size_t n = 200, got = 0, got_vdso = 0;
-	struct cyclock__info info;
+	struct cyclock_state info;
 	struct report r;
 	pid_t busy[64];
 	int nbusy = 0;
@@ -207,7 +207,8 @@ int main(int argc, char **argv)
 			cyclock_describe());
 		return 1;
 	}
-	cyclock__get_info(&info);
+	info.version = CYCLOCK_STATE_VERSION;
+	cyclock_get_state(&info);
 	hz = info.hz;
 	if (want_busy)
 		nbusy = start_busy(busy, 64);

@@ -142,7 +142,7 @@ static void run_event(enum event ev, enum when when)
 			conv_note(&cv, r[c].err, GOOD_NS);
 		w.t += STRIDE_NS;
 	}
-	struct cyclock__info info = sim_info();
+	struct cyclock_state info = sim_info();
 
 	print_message("  %-11s %-24s: anomalies +%" PRIu64 ", %" PRIu64 " spells on the kernel's"
 		      " clock, back within 1 us %.4f s after the counter %s\n",

@@ -106,7 +106,7 @@ static void expect_kernel_clocks(void)
 /* The counter is not used, and describe() and the info say @why. */
 static void expect_fallback(const char *why)
 {
-	struct cyclock__info info = sim_info();
+	struct cyclock_state info = sim_info();
 	const char *d = cyclock_describe();
 
 	print_message("  describe: %s\n", d);

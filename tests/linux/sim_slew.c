@@ -129,7 +129,7 @@ static struct watch run_changes(const struct change *ch, int n, uint64_t stride,
 
 static void report(const struct watch *wt, const char *what)
 {
-	struct cyclock__info info = sim_info();
+	struct cyclock_state info = sim_info();
 
 	print_message("  %s: largest error %" PRId64 " ns, under 1 us %.3f s after a change,"
 		      " largest step forward %" PRId64 " ns; %" PRIu64 " spells on the kernel's"

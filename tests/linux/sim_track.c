@@ -76,7 +76,7 @@ static uint64_t next_stride(uint64_t *rng, uint64_t elapsed)
 /* The end-of-run checks: the interval, the resyncs, the frequency. */
 static void check_final_info(uint64_t rate_hz, uint64_t resyncs_at_settle)
 {
-	struct cyclock__info info = sim_info();
+	struct cyclock_state info = sim_info();
 	double ppm = (info.hz - (double)rate_hz) / (double)rate_hz * 1e6;
 
 	print_message("  hz %.3f (%+.4f ppm, source %s, hint %.0f), resyncs %" PRIu64
@@ -244,7 +244,7 @@ static bool sparse_case(uint64_t stride, int64_t ppb)
 	struct reading r[NCLOCKS];
 	int64_t worst = 0;
 	uint64_t start;
-	struct cyclock__info info;
+	struct cyclock_state info;
 
 	sim_start(3000000000ull, 3000000000ull, true, true);
 	w_mono_rate(ppb);
@@ -291,7 +291,7 @@ static void pause_case(uint64_t idle_ns, int ppm)
 {
 	struct track tr = { 0 };
 	struct reading r[NCLOCKS];
-	struct cyclock__info info;
+	struct cyclock_state info;
 	uint64_t t0;
 
 	sim_start(3000000000ull, (uint64_t)(3000000000ll + 3000ll * ppm), true, true);

@@ -265,12 +265,13 @@ static inline void sim_start(uint64_t rate_hz, uint64_t hint_hz, bool invariant,
 	cyclock__sim_reset(&cfg);
 }
 
-static inline struct cyclock__info sim_info(void)
+static inline struct cyclock_state sim_info(void)
 {
-	struct cyclock__info info;
+	struct cyclock_state info;
 
 	memset(&info, 0, sizeof(info));
-	cyclock__get_info(&info);
+	info.version = CYCLOCK_STATE_VERSION;
+	cyclock_get_state(&info);
 	return info;
 }
 

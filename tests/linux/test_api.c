@@ -29,12 +29,13 @@
 #define MONO_READS 1000000 /* per clock in the monotonic test */
 #define AGREE_TRIALS 1000  /* bracketed readings per clock */
 
-static struct cyclock__info info_now(void)
+static struct cyclock_state info_now(void)
 {
-	struct cyclock__info info;
+	struct cyclock_state info;
 
 	memset(&info, 0, sizeof(info));
-	cyclock__get_info(&info);
+	info.version = CYCLOCK_STATE_VERSION;
+	cyclock_get_state(&info);
 	return info;
 }
 
@@ -89,7 +90,7 @@ static void unknown_flags_are_refused(void **state)
 static void init_uses_the_counter(void **state)
 {
 	const char *env = getenv("CYCLOCK_SOURCE");
-	struct cyclock__info info;
+	struct cyclock_state info;
 	int r;
 
 	(void)state;
@@ -353,7 +354,7 @@ static void describe_is_per_thread(void **state)
 
 static void describe_and_info_say_what_is_used(void **state)
 {
-	struct cyclock__info info = info_now();
+	struct cyclock_state info = info_now();
 	const char *s = cyclock_describe();
 	double lo, hi;
 
@@ -384,7 +385,7 @@ static void describe_and_info_say_what_is_used(void **state)
  * or away from the kernel's clocks. */
 static void resync_keeps_now_monotonic_and_agreeing(void **state)
 {
-	struct cyclock__info before = info_now();
+	struct cyclock_state before = info_now();
 	uint64_t prev = cyclock_now(), t;
 	int n, i, j;
 	const struct kclock_case *c = kclock_cases(&n);

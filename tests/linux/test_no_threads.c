@@ -271,14 +271,15 @@ static void counted_and_filtered(void **unused)
 static void child_init_without_threads(void)
 {
 	unsigned int n0 = atomic_load(&creates), tried;
-	struct cyclock__info info;
+	struct cyclock_state info;
 	const char *d;
 	int r;
 
 	r = cyclock_init(0);
 	tried = atomic_load(&creates) - n0;
 	d = cyclock_describe();
-	cyclock__get_info(&info);
+	info.version = CYCLOCK_STATE_VERSION;
+	cyclock_get_state(&info);
 	printf("cyclock_init(0) = %d after %u pthread_create() calls: %s\n", r, tried, d);
 	if (r != CYCLOCK_USING_COUNTER && r != CYCLOCK_USING_KERNEL)
 		child_fail("cyclock_init(0) returned %d", r);

@@ -36,11 +36,12 @@ extern char **environ;
 /* The one-line description names the source in use; kernel mode says why. */
 static void child_check_describe(int r)
 {
-	struct cyclock__info info;
+	struct cyclock_state info;
 	const char *s = cyclock_describe();
 
 	memset(&info, 0, sizeof(info));
-	cyclock__get_info(&info);
+	info.version = CYCLOCK_STATE_VERSION;
+	cyclock_get_state(&info);
 	if (info.using_counter != r)
 		child_fail("cyclock_init() said %d, info.using_counter %d", r, info.using_counter);
 	if (s == NULL || s[0] == '\0' || strchr(s, '\n') != NULL) {

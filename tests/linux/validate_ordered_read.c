@@ -200,11 +200,12 @@ static int report(void)
 static bool ordered_as_asked(void)
 {
 	const char *want = getenv("CYCLOCK_ORDERED_READ");
-	struct cyclock__info info;
+	struct cyclock_state info;
 
 	if (!want)
 		return true;
-	cyclock__get_info(&info);
+	info.version = CYCLOCK_STATE_VERSION;
+	cyclock_get_state(&info);
 	if (info.using_counter != CYCLOCK_USING_COUNTER || !strncmp(info.ordered, want, strlen(want)))
 		return true;
 	printf("validate_ordered_read: CYCLOCK_ORDERED_READ=%s not taken (%s): skipped\n", want,

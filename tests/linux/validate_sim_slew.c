@@ -152,7 +152,7 @@ int main(int argc, char **argv)
 	struct timespec run = { argc > 1 ? atoi(argv[1]) : 3, 0 };
 	const struct cyclock_sim_config cfg = { 0, true, true };
 	pthread_t r[READERS], w;
-	struct cyclock__info info;
+	struct cyclock_state info;
 
 	/* Its counter is the real one. */
 	if (emulated_unordered_counter("validate_sim_slew"))
@@ -170,7 +170,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < READERS; i++)
 		pthread_join(r[i], NULL);
 	pthread_join(w, NULL);
-	cyclock__get_info(&info);
+	info.version = CYCLOCK_STATE_VERSION;
+	cyclock_get_state(&info);
 	printf("validate_sim_slew: %lu reads, %lu resync calls (%llu resyncs, %llu anomalies), "
 	       "last error %lld ns, %lu errors\n",
 	       atomic_load(&reads), atomic_load(&resyncs),

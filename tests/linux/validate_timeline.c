@@ -113,11 +113,12 @@ static void *writer(void *arg)
 	return NULL;
 }
 
-static struct cyclock__info info_now(void)
+static struct cyclock_state info_now(void)
 {
-	struct cyclock__info info = { 0 };
+	struct cyclock_state info = { 0 };
 
-	cyclock__get_info(&info);
+	info.version = CYCLOCK_STATE_VERSION;
+	cyclock_get_state(&info);
 	return info;
 }
 
@@ -125,7 +126,7 @@ int main(int argc, char **argv)
 {
 	double seconds = argc > 1 ? atof(argv[1]) : 3.0;
 	struct timespec run = { (time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9) };
-	struct cyclock__info before, after;
+	struct cyclock_state before, after;
 	pthread_t t[READERS + 1];
 	int i;
 

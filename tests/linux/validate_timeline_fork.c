@@ -67,11 +67,13 @@ static void child_check_clocks(void)
  * parent halfway. */
 static void child_check_resync(void)
 {
-	struct cyclock__info before = { 0 }, after = { 0 };
+	struct cyclock_state before = { 0 }, after = { 0 };
 
-	cyclock__get_info(&before);
+	before.version = CYCLOCK_STATE_VERSION;
+	cyclock_get_state(&before);
 	cyclock_resync();
-	cyclock__get_info(&after);
+	after.version = CYCLOCK_STATE_VERSION;
+	cyclock_get_state(&after);
 	if (before.using_counter && after.resyncs <= before.resyncs)
 		child_fail("cyclock_resync() published nothing (resyncs %llu, then %llu)",
 			   (unsigned long long)before.resyncs, (unsigned long long)after.resyncs);

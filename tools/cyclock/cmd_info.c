@@ -134,12 +134,13 @@ static int gather_costs(struct info_facts *f)
 
 static void gather(struct info_facts *f, bool costs_too)
 {
-	const struct cyclock__info *in = &f->in;
+	const struct cyclock_state *in = &f->in;
 
 	memset(f, 0, sizeof(*f));
 	/* The library's own warp check too, which a program's lazy start skips. */
 	cyclock_init(CYCLOCK_INIT_WARP_CHECK);
-	cyclock__get_info(&f->in);
+	f->in.version = CYCLOCK_STATE_VERSION;
+	cyclock_get_state(&f->in);
 	bench_context_fill(&f->ctx, tool_argv0);
 	f->trusted = in->using_counter == CYCLOCK_USING_COUNTER;
 	if (f->trusted)
@@ -147,7 +148,8 @@ static void gather(struct info_facts *f, bool costs_too)
 	gather_steps(f);
 	/* Again, after measuring: the counts and the last resync then agree
 	 * with cyclock_describe()'s. */
-	cyclock__get_info(&f->in);
+	f->in.version = CYCLOCK_STATE_VERSION;
+	cyclock_get_state(&f->in);
 	f->trusted = in->using_counter == CYCLOCK_USING_COUNTER;
 	f->describe = cyclock_describe();
 	if (f->trusted) {
@@ -165,7 +167,7 @@ static void gather(struct info_facts *f, bool costs_too)
 
 static void print_counter(FILE *o, const struct info_facts *f)
 {
-	const struct cyclock__info *in = &f->in;
+	const struct cyclock_state *in = &f->in;
 	char a[32], b[32];
 
 	fprintf(o, "counter         %s, %.6f MHz, +-%.3f ppm (first: %s, %.6f MHz)\n",
@@ -199,7 +201,7 @@ static void print_resolution(FILE *o, const struct info_facts *f)
 
 static void print_trust(FILE *o, const struct info_facts *f)
 {
-	const struct cyclock__info *in = &f->in;
+	const struct cyclock_state *in = &f->in;
 
 	if (f->trusted)
 		fprintf(o, "trusted         yes: %s\n", f->describe);

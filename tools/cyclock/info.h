@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include <cyclock/timeline.h>
+#include <cyclock.h>
 
 #include "bench.h"
 
@@ -34,7 +34,7 @@ struct info_cost {
 };
 
 struct info_facts {
-	struct cyclock__info in;
+	struct cyclock_state in;
 	struct bench_context ctx;
 	const char *describe;        /* cyclock_describe() */
 	bool trusted;                /* in.using_counter == CYCLOCK_USING_COUNTER */

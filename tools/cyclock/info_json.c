@@ -24,7 +24,7 @@ static int put_int(json_t *o, const char *key, long long v)
 
 static json_t *counter(const struct info_facts *f)
 {
-	const struct cyclock__info *in = &f->in;
+	const struct cyclock_state *in = &f->in;
 	json_t *o = json_object();
 	int err = !o;
 
@@ -47,7 +47,7 @@ static json_t *counter(const struct info_facts *f)
 
 static json_t *trusted_parts(const struct info_facts *f, json_t *root)
 {
-	const struct cyclock__info *in = &f->in;
+	const struct cyclock_state *in = &f->in;
 	json_t *engine = json_object(), *ordered = json_object(), *kmode = json_object();
 	json_t *err_ns = json_object();
 	int err = !engine || !ordered || !kmode || !err_ns;
@@ -134,7 +134,7 @@ static json_t *costs(const struct info_facts *f)
 
 int info_write_json(FILE *out, const struct info_facts *f)
 {
-	const struct cyclock__info *in = &f->in;
+	const struct cyclock_state *in = &f->in;
 	json_t *root = json_object();
 	int err = !root;
 

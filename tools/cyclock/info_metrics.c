@@ -118,7 +118,7 @@ static void info(struct out *o, const char *name, const char *help, const char *
 #define SAW " seen by this cyclock info process since its own initialisation (a gauge: " \
 	    "every run is a new process)."
 
-static void write_counts(struct out *o, const struct cyclock__info *in)
+static void write_counts(struct out *o, const struct cyclock_state *in)
 {
 	gauge(o, "cyclock_resyncs", NULL, "Resyncs of the CLOCK_MONOTONIC timeline" SAW,
 	      (double)in->resyncs);
@@ -134,7 +134,7 @@ static void write_counts(struct out *o, const struct cyclock__info *in)
 /* What only a trusted counter has: its rate, the read, the tracking. */
 static void write_counter(struct out *o, const struct info_facts *f)
 {
-	const struct cyclock__info *in = &f->in;
+	const struct cyclock_state *in = &f->in;
 	const char *read[] = { "read", in->ordered, NULL };
 	const char *mode[] = { "last_reason", in->kernel_why, NULL };
 	const char *mono[] = { "clock", "monotonic", NULL };
@@ -205,7 +205,7 @@ static void write_steps_costs(struct out *o, const struct info_facts *f)
 int info_write_metrics(FILE *out, const struct info_facts *f, enum info_format fmt)
 {
 	struct out o = { .f = out, .om = fmt == INFO_OPENMETRICS };
-	const struct cyclock__info *in = &f->in;
+	const struct cyclock_state *in = &f->in;
 	const char *build[] = { "version", f->ctx.version, "build_type", f->ctx.build_type,
 				NULL };
 	const char *trust[] = { "reason", f->trusted ? "" : in->why, NULL };
