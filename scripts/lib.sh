@@ -38,6 +38,7 @@ cyclock__package() {
 	jsonschema) echo python3-jsonschema ;;           # cyclock info --json's schema
 	prometheus-client) echo python3-prometheus-client ;; # an OpenMetrics parser
 	promtool) echo prometheus ;;                     # promtool check metrics
+	prometheus-cpp) echo prometheus-cpp-dev ;;       # examples/prometheus
 	node-exporter) echo prometheus-node-exporter ;;  # realworld: the textfile collector
 	*) echo "$1" ;; # cmake, make, g++, clang, pkg-config
 	esac
@@ -109,6 +110,7 @@ cyclock__have() {
 	psycopg2) /usr/bin/python3 -c 'import psycopg2' ;;
 	jsonschema) /usr/bin/python3 -c 'import jsonschema' ;;
 	prometheus-client) /usr/bin/python3 -c 'import prometheus_client' ;;
+	prometheus-cpp) pkg-config --exists prometheus-cpp-pull ;;
 	node-exporter) command -v prometheus-node-exporter ;;
 	clang-tsan)
 		echo 'int main(void) { return 0; }' |
@@ -123,7 +125,7 @@ cyclock__have() {
 # Requirements: cmake cc make g++ clang pkg-config nm cmocka jansson
 # python3 (Debian's, /usr/bin/python3) scipy xmllint gbench-compare clang-tsan
 # llvm-symbolizer jsonschema prometheus-client promtool; for the man pages' build
-# test: mandoc;
+# test: mandoc; for the Prometheus example: prometheus-cpp;
 # for scripts/crosscheck.sh: perf pg_test_timing benchmark taskset;
 # for the firmware test: arm-none-eabi-gcc qemu-system-arm;
 # for scripts/cross.sh: aarch64-gcc riscv64-gcc qemu-user cmocka-arm64

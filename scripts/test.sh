@@ -22,8 +22,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cyclock_ensure_deps cmake cc make g++ clang pkg-config nm cmocka jansson
 # The cyclock tool's tests: JSON checks, Google Benchmark's compare.py, SVG.
 cyclock_ensure_deps python3 xmllint gbench-compare scipy
-# cyclock info's formats: its JSON schema, OpenMetrics, promtool's lint.
-cyclock_ensure_deps jsonschema prometheus-client promtool
+# cyclock info's formats: its JSON schema, OpenMetrics, promtool's lint;
+# the example exporting cyclock_get_state() through prometheus-cpp.
+cyclock_ensure_deps jsonschema prometheus-client promtool prometheus-cpp
 # The Cortex-M3 firmware, built and run in QEMU (a build test).
 cyclock_ensure_deps arm-none-eabi-gcc qemu-system-arm
 # The man pages' lint (a build test).
