@@ -18,11 +18,7 @@ static double current_hz(double *ppm)
 	return 1e9 / tr->rate;
 }
 
-/* What version 1 of struct cyclock_state holds: all of it, until a
- * version 2 adds fields. */
-#define STATE_V1_SIZE sizeof(struct cyclock_state)
-
-/* Every field of the newest version, in @st, already zeroed. */
+/* Every field but the version, in @st, already zeroed. */
 static void get_state(struct cyclock_state *st)
 {
 	cyclock_init(0);
@@ -33,7 +29,6 @@ static void get_state(struct cyclock_state *st)
 
 	for (int i = 0; i < 1000 && !(locked = cyclock__writer_try(me)); i++)
 		sched_yield();
-	st->version = CYCLOCK_STATE_VERSION;
 	st->using_counter = cyclock__setup.using_counter;
 	st->why = cyclock__setup.why ? cyclock__setup.why : "";
 	st->forced = cyclock__setup.forced;
@@ -81,9 +76,10 @@ int cyclock_get_state(struct cyclock_state *st)
 		return CYCLOCK_EINVAL;
 	memset(&all, 0, sizeof(all));
 	get_state(&all);
-	/* Version 1 is the only one yet: a caller's newer version gets it. */
+	/* Version 1 is the only one yet: every caller gets all of it.  A
+	 * version 2 would copy only version 1's fields to a version 1 caller. */
 	all.version = 1;
-	memcpy(st, &all, STATE_V1_SIZE);
+	memcpy(st, &all, sizeof(all));
 	return 0;
 }
 
