@@ -2,8 +2,8 @@
 /*
  * The cyclock tool's measuring side, the static library cyclock_benchlib
  * (bench/CMakeLists.txt): the clocks it can time (clocks/), the scenarios
- * (scenarios/, one file each, registered in scenario.c with what they
- * share), statistics (stats.c), the machine's context (context.c), the
+ * (scenarios/, one file each, registered in scenario.c; runtime.c holds
+ * what they share), statistics (stats.c), the machine's context (context.c), the
  * result model (results.h), the reporters (report/) and the JSON reader
  * (json/).  tools/cyclock/ parses command lines and calls in here;
  * nothing in here parses a command line.
@@ -62,7 +62,7 @@ const struct bench_clock *bench_clock_find(const char *name);
 /* Whether @c works on this machine now (a floor needs its instruction; a
  * kernel clock must not fail). */
 bool bench_clock_available(const struct bench_clock *c);
-/* Counter ticks per second (cyclock's estimate, or measured when cyclock
+/* clocks/counter_hz.c: counter ticks per second (cyclock's estimate, or measured when cyclock
  * fell back to the kernel); 0 when there is no counter. */
 double bench_counter_hz(void);
 /* @delta readings of @c in ns. */
@@ -87,7 +87,7 @@ struct cyclock *bench_engine_clock(void);
  * per thread, so that threads timing at once share no line. */
 extern _Thread_local volatile uint64_t bench_sink;
 
-/* ---- scenario.c: the scenarios and what they share ---- */
+/* ---- scenario.c: the scenarios; runtime.c: what they share ---- */
 
 struct bench_opts {
 	const struct bench_clock *clocks[64]; /* selected and available, display order */

@@ -24,8 +24,6 @@
 #include "bench.h"
 #include "loops.h"
 
-_Thread_local volatile uint64_t bench_sink;
-
 #ifdef CYCLOCK_BENCH_CXX
 /* cxx.cpp: cyclock.hpp's clocks, where CMake found a C++ compiler. */
 DECLARE_SHARED_CLOCK(cxx_steady_clock)
@@ -229,60 +227,6 @@ bool bench_clock_available(const struct bench_clock *c)
 	if (c->kernel_id != (clockid_t)-1)
 		return clock_gettime(c->kernel_id, &ts) == 0;
 	return true;
-}
-
-static uint64_t arch_counter(void)
-{
-	return cyclock_arch_counter();
-}
-
-/* The counter's rate measured against CLOCK_MONOTONIC_RAW over 20 ms, read
- * by the first floor that returns ticks, else by the library's own read
- * (riscv64 has no such floor); 0 without either. */
-static double measure_hz(void)
-{
-	size_t n;
-	const struct bench_clock *c = bench_clocks(&n);
-	uint64_t (*ticks)(void) = CYCLOCK_ARCH_HAS_COUNTER ? arch_counter : NULL;
-	uint64_t t0, c0, t1, c1;
-
-	for (size_t i = 0; i < n; i++)
-		if (c[i].group == BENCH_GROUP_FLOOR && (c[i].flags & BENCH_CLOCK_TICKS)) {
-			ticks = c[i].read;
-			break;
-		}
-	if (!ticks)
-		return 0;
-	t0 = bench_now_ns();
-	c0 = ticks();
-	do
-		t1 = bench_now_ns();
-	while (t1 - t0 < 20000000);
-	c1 = ticks();
-	return (double)(c1 - c0) * 1e9 / (double)(t1 - t0);
-}
-
-static double counter_hz;
-
-static void find_counter_hz(void)
-{
-	struct cyclock_state info;
-
-	info.version = CYCLOCK_STATE_VERSION;
-	cyclock_get_state(&info);
-	if (info.using_counter == CYCLOCK_USING_COUNTER && info.hz > 0)
-		counter_hz = info.hz;
-	else
-		counter_hz = measure_hz();
-}
-
-/* Found once: threads timing at once may all ask. */
-double bench_counter_hz(void)
-{
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-	pthread_once(&once, find_counter_hz);
-	return counter_hz;
 }
 
 double bench_clock_ns(const struct bench_clock *c, double delta)

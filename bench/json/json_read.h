@@ -2,7 +2,8 @@
 /*
  * What the JSON reader's files share, and no one else: the limits on
  * untrusted input, the reader's state and the steps it is made of.
- * json_read.c loads the file and walks the top level, entries.c
+ * json_read.c loads the file and walks the top level, common.c holds
+ * what the steps share, entries.c
  * files each entry of the "benchmarks" array under its benchmark's name,
  * result.c turns each name's entries into a result and
  * context.c reads the "context" object.
@@ -46,7 +47,7 @@ struct reader {
 	size_t errlen;
 };
 
-/* json_read.c: the error of @rd as one line; returns -1. */
+/* common.c: the error of @rd as one line; returns -1. */
 int bench__json_fail(struct reader *rd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Copies @s into @dst, cleaned by bench_text_clean() (control characters

@@ -9,8 +9,8 @@
  * When the files come from different machines, kernels or builds, that
  * is said first, since it explains more differences than any patch.
  *
- * This file parses the command line and loads the files; compare_table.c
- * builds the table from them and prints it.
+ * This file parses the command line and labels the files; compare_input.c
+ * loads each, compare_table.c builds the table from them and prints it.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -35,24 +35,6 @@ static void usage(FILE *f)
 	      "  -h, --help       this help\n\n"
 	      "Exit status: 0, 2 bad command line, 3 unreadable, malformed or mismatched\n"
 	      "input.\n", f);
-}
-
-static int cmp_result(const void *a, const void *b)
-{
-	const struct bench_result *x = *(const struct bench_result *const *)a;
-	const struct bench_result *y = *(const struct bench_result *const *)b;
-
-	return strcmp(x->name, y->name);
-}
-
-const struct bench_result *tool_compare_lookup(const struct input *in, const char *name)
-{
-	struct bench_result key;
-	const struct bench_result *k = &key, **hit;
-
-	snprintf(key.name, sizeof(key.name), "%s", name);
-	hit = bsearch(&k, in->sorted, in->run.n, sizeof(*in->sorted), cmp_result);
-	return hit ? *hit : NULL;
 }
 
 /* The last @depth components of @path. */
@@ -101,26 +83,6 @@ static void make_labels(struct input *in, size_t n)
 	}
 	for (size_t i = 0; i < n; i++)
 		set_label(&in[i], 1);
-}
-
-static int load(struct input *in)
-{
-	char err[512];
-
-	bench_run_init(&in->run);
-	if (bench_read_json(in->path, &in->run, err, sizeof(err))) {
-		tool_error("%s", err);
-		return -1;
-	}
-	in->sorted = malloc(in->run.n * sizeof(*in->sorted));
-	if (!in->sorted) {
-		tool_error("%s: out of memory", in->path);
-		return -1;
-	}
-	for (size_t i = 0; i < in->run.n; i++)
-		in->sorted[i] = &in->run.v[i];
-	qsort(in->sorted, in->run.n, sizeof(*in->sorted), cmp_result);
-	return 0;
 }
 
 /* 0 when @b shares a benchmark name with @a, else -1 after saying so. */
@@ -184,7 +146,7 @@ static int parse_args(int argc, char **argv, double *threshold, bool *help)
 static int load_all(struct input *in, size_t n)
 {
 	for (size_t k = 0; k < n; k++)
-		if (load(&in[k]) || (k && common(&in[0], &in[k])))
+		if (tool_compare_load(&in[k]) || (k && common(&in[0], &in[k])))
 			return -1;
 	make_labels(in, n);
 	return 0;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What "cyclock compare" shares between its two files: cmd_compare.c
- * parses the command line and loads the inputs, compare_table.c builds
- * the comparison from them and prints it.
+ * What "cyclock compare" shares between its files: cmd_compare.c parses
+ * the command line and labels the inputs, compare_input.c loads each and
+ * looks its results up, compare_table.c builds the comparison from them
+ * and prints it.
  */
 #ifndef CYCLOCK_TOOL_COMPARE_H
 #define CYCLOCK_TOOL_COMPARE_H
@@ -21,7 +22,10 @@ struct input {
 	const struct bench_result **sorted;
 };
 
-/* cmd_compare.c: @in's result called @name, or NULL when it has none. */
+/* compare_input.c: loads @in->path into @in (its run, its names sorted);
+ * 0, or -1 after saying why. */
+int tool_compare_load(struct input *in);
+/* compare_input.c: @in's result called @name, or NULL when it has none. */
 const struct bench_result *tool_compare_lookup(const struct input *in, const char *name);
 
 /* compare_table.c: prints the context that differs, the table and its

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What every command of the tool shares: the global options' state, the
+ * one way an error is said, and getopt_long()'s start and bad options.
+ * A file of its own, so that the commands call into it and main.c calls
+ * the commands, and no two files call each other.
+ */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+
+bool tool_quiet;
+const char *tool_argv0 = "cyclock";
+
+void tool_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("cyclock: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void tool_getopt_start(void)
+{
+	optind = 0;
+	opterr = 0;
+}
+
+void tool_bad_option(const char *cmd, char **argv, int opt)
+{
+	char shortopt[3] = { '-', (char)optopt, '\0' };
+	/* A short option's optopt is its character (named by it: optind may
+	 * still be at its cluster, "-xq"), a long one's is its value (>= 256,
+	 * see cmd.h) or 0, and optind is past it. */
+	const char *name = optopt > 0 && optopt < 256 ? shortopt : argv[optind - 1];
+
+	if (opt == ':')
+		tool_error("%s: %s needs a value (see 'cyclock %s --help')", cmd, name, cmd);
+	else if (optopt >= 256 && strchr(name, '='))
+		tool_error("%s: '%s': %.*s takes no value (see 'cyclock %s --help')", cmd, name,
+			   (int)strcspn(name, "="), name, cmd);
+	else
+		tool_error("%s: bad option '%s' (see 'cyclock %s --help')", cmd, name, cmd);
+}
