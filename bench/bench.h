@@ -11,6 +11,7 @@
 #ifndef CYCLOCK_BENCH_H
 #define CYCLOCK_BENCH_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +21,17 @@
 #include "results.h"
 
 struct cyclock;
+
+/* ---- error.c: how bench/ says what went wrong ---- */
+
+/* Says one line, @fmt without a newline and without a program name,
+ * through the function set by bench_set_error() (the tool's prefixes
+ * "cyclock: "), else to stderr as it is.  Every error of bench/ that is
+ * not returned to the caller goes through here. */
+void bench_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+typedef void bench_error_fn(const char *fmt, va_list ap);
+/* The program's way to say bench_error()'s lines; NULL: stderr as it is. */
+void bench_set_error(bench_error_fn *fn);
 
 /* ---- clocks/: every clock the tool can time ---- */
 
@@ -107,7 +119,7 @@ struct bench_scenario {
 	const char *name;
 	const char *what; /* one line: what it measures and which seed it reproduces */
 	bool in_default;  /* run by "cyclock bench" with no scenario named */
-	/* Appends its results to @run; 0, or -1 after printing one line why. */
+	/* Appends its results to @run; 0, or -1 after saying one line why (bench_error()). */
 	int (*run)(const struct bench_opts *o, struct bench_run *run);
 };
 
@@ -179,7 +191,7 @@ void bench_fmt_count(char *buf, size_t len, double v);
  * temporary beside it, synced, renamed over it, with the old file's mode
  * and owner; through a symbolic link, its target), anything else (a
  * character device, a FIFO) in place, never replacing it.  0, or -1 after
- * printing one line why, the old file intact.  "-" is standard output:
+ * saying one line why, the old file intact.  "-" is standard output:
  * its error is kept in bench_stdout_errno for the tool's one last check
  * of standard output, which says it, not here. */
 int bench__write_file(const char *path, const char *data, size_t len);
@@ -217,7 +229,7 @@ void bench_report_table(FILE *f, const struct bench_run *run);
 extern const bool bench_json_supported;
 /* report/json.c: Google Benchmark's JSON format, written by
  * bench__write_file() (a regular @path is whole or untouched).  0, or -1
- * after printing one line why. */
+ * after saying one line why (bench_error()). */
 int bench_write_json(const char *path, const struct bench_run *run);
 /* report/csv.c: one row per result, same atomicity. */
 int bench_write_csv(const char *path, const struct bench_run *run);

@@ -291,13 +291,13 @@ int bench__write_file(const char *path, const char *data, size_t len)
 		return write_stdout(data, len);
 	why = resolve(path, &t);
 	if (why) {
-		fprintf(stderr, "cyclock: %s: not written: %s\n", path, why);
+		bench_error("%s: not written: %s", path, why);
 		return -1;
 	}
 	errno = 0;
 	rc = t.direct ? write_direct(t.path, data, len) : write_replacing(&t, data, len, &what);
 	if (rc)
-		fprintf(stderr, "cyclock: %s: %s%s%s\n", path, what ? what : "", what ? ": " : "",
+		bench_error("%s: %s%s%s", path, what ? what : "", what ? ": " : "",
 			strerror(errno ? errno : EIO));
 	free(t.path);
 	return rc ? -1 : 0;

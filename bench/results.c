@@ -92,7 +92,7 @@ struct bench_result *bench_run_add(struct bench_run *run, const char *scenario,
 						      iterations, samples, n, noise_limit);
 
 	if (!r)
-		fprintf(stderr, "cyclock: out of memory for results\n");
+		bench_error("out of memory for results");
 	return r;
 }
 

@@ -16,7 +16,7 @@ const bool bench_json_supported = false;
 int bench_write_json(const char *path, const struct bench_run *run)
 {
 	(void)run;
-	fprintf(stderr, "cyclock: %s: %s\n", path, why);
+	bench_error("%s: %s", path, why);
 	return -1;
 }
 

@@ -108,7 +108,7 @@ int bench_write_csv(const char *path, const struct bench_run *run)
 	}
 	/* A memory stream fails only for want of memory. */
 	if (!ok)
-		fprintf(stderr, "cyclock: %s: out of memory\n", path);
+		bench_error("%s: out of memory", path);
 	else
 		ret = bench__write_file(path, text, len);
 	free(text);

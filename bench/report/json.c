@@ -252,7 +252,7 @@ int bench_write_json(const char *path, const struct bench_run *run)
 
 	json_decref(root);
 	if (!text) {
-		fprintf(stderr, "cyclock: %s: out of memory\n", path);
+		bench_error("%s: out of memory", path);
 		return -1;
 	}
 	/* json_dumps() ends without a newline; a text file should not. */
@@ -261,7 +261,7 @@ int bench_write_json(const char *path, const struct bench_run *run)
 
 	if (!nl) {
 		free(text);
-		fprintf(stderr, "cyclock: %s: out of memory\n", path);
+		bench_error("%s: out of memory", path);
 		return -1;
 	}
 	nl[len] = '\n';

@@ -173,7 +173,7 @@ static int add_follower(struct bench_run *run, const struct follower *f, int rep
 		r = bench_run_add(run, "accuracy", f->c->name, "", 0, (long)(f->n / kept), p99,
 				  kept, 0);
 	else
-		fprintf(stderr, "cyclock: accuracy: out of memory\n");
+		bench_error("accuracy: out of memory");
 	if (r) {
 		abs_sorted(f->off, f->n, abs);
 		bench_result_extra(r, "p50_ns", bench_quantile(abs, f->n, 0.5));
@@ -242,7 +242,7 @@ static int offsets(const struct bench_opts *o, struct bench_run *run)
 	long n = followers_init(o, f, ((size_t)(span / period) + 16) * (size_t)reps, reps);
 
 	if (n < 0) {
-		fprintf(stderr, "cyclock: accuracy: out of memory\n");
+		bench_error("accuracy: out of memory");
 		return -1;
 	}
 	for (int k = 0; k < reps; k++) {
@@ -255,7 +255,7 @@ static int offsets(const struct bench_opts *o, struct bench_run *run)
 	}
 	for (long i = 0; i < n && !err; i++) {
 		if (f[i].n == 0)
-			fprintf(stderr, "cyclock: accuracy: %s: every sample was preempted\n",
+			bench_error("accuracy: %s: every sample was preempted",
 				f[i].c->name);
 		else
 			err = add_follower(run, &f[i], reps);
@@ -349,7 +349,7 @@ static int busyloop(const struct bench_opts *o, struct bench_run *run)
 	long spins = spin_calibrate(o->quick ? QUICK_SPIN_NS : SPIN_NS);
 
 	if (!v) {
-		fprintf(stderr, "cyclock: accuracy: out of memory\n");
+		bench_error("accuracy: out of memory");
 		return -1;
 	}
 	for (int k = 0; k < reps; k++) {

@@ -119,7 +119,7 @@ static int alloc_buffer(const struct bench_opts *o, struct cold *k)
 	k->len = 2 * (size_t)(o->llc_bytes > 0 ? o->llc_bytes : COLD_LLC_FALLBACK);
 	p = mmap(NULL, k->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED) {
-		fprintf(stderr, "cyclock: cold: no memory for the %zu MiB eviction buffer\n",
+		bench_error("cold: no memory for the %zu MiB eviction buffer",
 			k->len >> 20);
 		return -1;
 	}
@@ -157,7 +157,7 @@ int bench_cold(const struct bench_opts *o, struct bench_run *run)
 		return 0;
 	k.samples = calloc(o->n_clocks * (size_t)k.max_samples, sizeof(double));
 	if (!k.samples) {
-		fprintf(stderr, "cyclock: cold: out of memory\n");
+		bench_error("cold: out of memory");
 		return -1;
 	}
 	if (alloc_buffer(o, &k) != 0) {

@@ -157,11 +157,11 @@ static int start_all(struct partner *v, size_t n, int cpu, int reps, long chunks
 		v[i].samples = calloc((size_t)reps, sizeof(double));
 		v[i].slices = calloc((size_t)reps * (size_t)chunks, sizeof(double));
 		if (!v[i].samples || !v[i].slices) {
-			fprintf(stderr, "cyclock: ctxsw: out of memory\n");
+			bench_error("ctxsw: out of memory");
 			return -1;
 		}
 		if (bench__ctxsw_start(&v[i], v, i, cpu, timeout_s) != 0) {
-			fprintf(stderr, "cyclock: ctxsw: cannot start a child: %s\n",
+			bench_error("ctxsw: cannot start a child: %s",
 				strerror(errno));
 			return -1;
 		}
@@ -182,7 +182,7 @@ static int stop_all(struct partner *v, size_t n, bool quiet)
 			continue;
 		status = bench__ctxsw_stop(&v[i]);
 		if (status != 0 && !quiet && ret == 0) {
-			fprintf(stderr, "cyclock: ctxsw: a child process ended badly (status %d)\n",
+			bench_error("ctxsw: a child process ended badly (status %d)",
 				status);
 			ret = -1;
 		}
@@ -244,12 +244,12 @@ static int run_variant(const struct bench_opts *o, struct bench_run *run, const 
 	long chunks = (long)((o->quick ? QUICK_TARGET_NS : TARGET_NS) / CHUNK_NS);
 
 	if (bench_pin(cpu_a) != 0) {
-		fprintf(stderr, "cyclock: ctxsw: cannot pin to CPU %d\n", cpu_a);
+		bench_error("ctxsw: cannot pin to CPU %d", cpu_a);
 		return -1;
 	}
 	err = start_all(v, n, cpu_b, reps, chunks);
 	if (!err && measure(o, variant, v, n, reps, chunks) != 0) {
-		fprintf(stderr, "cyclock: ctxsw: a child process stopped answering\n");
+		bench_error("ctxsw: a child process stopped answering");
 		err = -1;
 	}
 	/* Every child is ended and reaped before the results are kept. */
@@ -271,7 +271,7 @@ int bench_ctxsw(const struct bench_opts *o, struct bench_run *run)
 	bool restore;
 
 	if (n_cpus < 1) {
-		fprintf(stderr, "cyclock: ctxsw: no CPU to run on\n");
+		bench_error("ctxsw: no CPU to run on");
 		return -1;
 	}
 	/* Pinning is this thread's, and threads started later inherit it:
@@ -281,7 +281,7 @@ int bench_ctxsw(const struct bench_opts *o, struct bench_run *run)
 	if (!err && n_cpus >= 2)
 		err = run_variant(o, run, "cross_cpu", cpus[0], cpus[1]);
 	else if (!err)
-		fprintf(stderr, "cyclock: ctxsw: one CPU allowed: no cross_cpu figures\n");
+		bench_error("ctxsw: one CPU allowed: no cross_cpu figures");
 	if (restore)
 		pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
 	bench_progress_done(o);

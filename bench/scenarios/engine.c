@@ -105,7 +105,7 @@ static int engine_clock(const struct bench_opts *o, struct bench_run *run,
 	int rc = 0;
 
 	if (!buf) {
-		fprintf(stderr, "cyclock: engine: out of memory\n");
+		bench_error("engine: out of memory");
 		return -1;
 	}
 	bench_pin(cpu[0]);
@@ -116,7 +116,7 @@ static int engine_clock(const struct bench_opts *o, struct bench_run *run,
 		samples[ALONE][k] = c->throughput(calls);
 		samples[WRITER][k] = with_writer(c, calls, cpu[1], &rate[k]);
 		if (samples[WRITER][k] < 0) {
-			fprintf(stderr, "cyclock: engine: cannot start the writer thread\n");
+			bench_error("engine: cannot start the writer thread");
 			rc = -1;
 		}
 	}
@@ -132,7 +132,7 @@ int bench_engine(const struct bench_opts *o, struct bench_run *run)
 	struct bench_affinity saved;
 
 	if (bench_allowed_cpus(cpu, 2) < 2) {
-		fprintf(stderr, "cyclock: engine: needs 2 CPUs, this process may use 1: no results\n");
+		bench_error("engine: needs 2 CPUs, this process may use 1: no results");
 		return 0;
 	}
 	if (!bench_engine_clock())

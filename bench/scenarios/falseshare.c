@@ -139,7 +139,7 @@ static int fs_measure(const struct bench_opts *o, struct bench_run *run, int nre
 	for (int l = 0; l < FS_LAYOUTS && !err; l++)
 		fs_publish(run, &acc[l], l, nreaders, reps, nreaders >= ncpu ? cpus[ncpu - 1] : -1);
 	if (err)
-		fprintf(stderr, "cyclock: falseshare: %s\n", strerror(err));
+		bench_error("falseshare: %s", strerror(err));
 	free(samples);
 	free(mem);
 	free(rd);
@@ -169,8 +169,8 @@ int bench_falseshare(const struct bench_opts *o, struct bench_run *run)
 	size_t n = fs_thread_list(o, ncpu, list);
 
 	if (ncpu < 2) {
-		fprintf(stderr, "cyclock: falseshare: needs 2 CPUs, this process may use %d: "
-				"no results\n", ncpu);
+		bench_error("falseshare: needs 2 CPUs, this process may use %d: "
+				"no results", ncpu);
 		return 0;
 	}
 	for (size_t i = 0; i < n && !err; i++)

@@ -207,7 +207,7 @@ static int res_clock(const struct bench_opts *o, struct bench_run *run,
 	if (!a.steps || !samples) {
 		free(a.steps);
 		free(samples);
-		fprintf(stderr, "cyclock: resolution: out of memory\n");
+		bench_error("resolution: out of memory");
 		return -1;
 	}
 	for (int rep = 0; rep < reps; rep++) {

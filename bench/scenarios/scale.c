@@ -104,8 +104,8 @@ static void one_count(const struct bench_opts *o, struct scale *k, size_t j, int
 		err = bench__scale_run_threads(o->clocks[i]->throughput, k->calls[i], n, k->cpus, k->ncpus,
 				  &s->mean[r], &s->slowest[r]);
 		if (err) {
-			fprintf(stderr, "cyclock: scale: cannot start %d thread%s (%s): "
-				"no figures for threads:%d\n", n, n == 1 ? "" : "s",
+			bench_error("scale: cannot start %d thread%s (%s): "
+				"no figures for threads:%d", n, n == 1 ? "" : "s",
 				strerror(err), n);
 			for (size_t c = 0; c < o->n_clocks; c++)
 				series(k, c, j)->failed = true;
@@ -158,8 +158,8 @@ static void measure_idle(const struct bench_opts *o, struct scale *k)
 		}
 		bench__scale_idle_stop(&d);
 		if (err) {
-			fprintf(stderr, "cyclock: scale: started %d of %d idle threads (%s): "
-				"no figures from idle_threads:%d up\n", d.n, k->idle[j],
+			bench_error("scale: started %d of %d idle threads (%s): "
+				"no figures from idle_threads:%d up", d.n, k->idle[j],
 				strerror(err), k->idle[j]);
 			return;
 		}
@@ -250,7 +250,7 @@ int bench_scale(const struct bench_opts *o, struct bench_run *run)
 		bench_progress_done(o);
 		rc = add_results(o, run, k);
 	} else {
-		fprintf(stderr, "cyclock: scale: out of memory\n");
+		bench_error("scale: out of memory");
 	}
 	if (k) {
 		free(k->calls);

@@ -172,7 +172,7 @@ static void count_syscalls(const struct bench_opts *o, const struct sparse *k, c
 		per_read[i] = NAN;
 		if (bench_syscount(&sc, counted_body, &c, &why) != 0) {
 			if (!said && !o->quiet)
-				fprintf(stderr, "cyclock: sparse: system calls not counted: %s\n", why);
+				bench_error("sparse: system calls not counted: %s", why);
 			said = true;
 			return;
 		}
@@ -257,7 +257,7 @@ int bench_sparse(const struct bench_opts *all, struct bench_run *run)
 	if (!k.samples || !k.map) {
 		free(k.samples);
 		free(k.map);
-		fprintf(stderr, "cyclock: sparse: out of memory\n");
+		bench_error("sparse: out of memory");
 		return -1;
 	}
 	bench_pin_here(&saved);

@@ -142,7 +142,7 @@ int bench_warm(const struct bench_opts *o, struct bench_run *run)
 	struct bench_affinity saved;
 
 	if (!w) {
-		fprintf(stderr, "cyclock: warm: out of memory\n");
+		bench_error("warm: out of memory");
 		return -1;
 	}
 	bench_pin_here(&saved);

@@ -218,7 +218,7 @@ static int warp_clock(const struct bench_opts *o, struct bench_run *run,
 		backward += side[0].backward + side[1].backward;
 	}
 	if (err)
-		fprintf(stderr, "cyclock: warp: %s: %s\n", c->name, strerror(err));
+		bench_error("warp: %s: %s", c->name, strerror(err));
 	else
 		warp_publish(run, c, samples, reps, comparisons, backward, worst);
 	free(samples);
@@ -230,7 +230,7 @@ int bench_warp(const struct bench_opts *o, struct bench_run *run)
 	int cpu[2], reps = bench_reps(o, 3, 1), err = 0;
 
 	if (bench_allowed_cpus(cpu, 2) < 2) {
-		fprintf(stderr, "cyclock: warp: needs 2 CPUs, this process may use 1: no results\n");
+		bench_error("warp: needs 2 CPUs, this process may use 1: no results");
 		return 0;
 	}
 	bench_counter_hz(); /* measured here, if it must be, not by the pinned threads */

@@ -8,6 +8,7 @@
 #ifndef CYCLOCK_TOOL_CMD_H
 #define CYCLOCK_TOOL_CMD_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 
 /* Exit statuses, as documented in cyclock(1). */
@@ -36,7 +37,10 @@ void tool_getopt_start(void);
  * values must be 256 or more, so that they are told from short ones. */
 void tool_bad_option(const char *cmd, char **argv, int opt);
 
-/* Prints "cyclock: " and the message to stderr, with a newline. */
+/* Prints "cyclock: " and the message to stderr, with a newline: the one
+ * way the tool says an error, and bench/'s too (main() hands tool_verror
+ * to bench_set_error()). */
 void tool_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tool_verror(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 #endif /* CYCLOCK_TOOL_CMD_H */

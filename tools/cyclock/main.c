@@ -179,6 +179,7 @@ static int dispatch(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	tool_argv0 = argv[0];
+	bench_set_error(tool_verror);
 	hold_closed_fds();
 	stdout_keep_errors();
 	return stdout_done(dispatch(argc, argv));

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What every command of the tool shares: the global options' state, the
- * one way an error is said, and getopt_long()'s start and bad options.
- * A file of its own, so that the commands call into it and main.c calls
- * the commands, and no two files call each other.
+ * one way an error is said (bench/'s too, through bench_error()), and
+ * getopt_long()'s start and bad options.  A file of its own, so that the
+ * commands call into it and main.c calls the commands, and no two files
+ * call each other.
  */
 #include <getopt.h>
 #include <stdarg.h>
@@ -15,15 +16,20 @@
 bool tool_quiet;
 const char *tool_argv0 = "cyclock";
 
+void tool_verror(const char *fmt, va_list ap)
+{
+	fputs("cyclock: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void tool_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("cyclock: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	tool_verror(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void tool_getopt_start(void)
