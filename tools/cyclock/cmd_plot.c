@@ -11,6 +11,7 @@
  * This file parses the command line and puts the document together; the
  * panels are drawn in plot_panels.c.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,10 @@ static int check_out(struct plot_opts *o)
 {
 	const char *given = o->out;
 
+	if (!o->out[0]) {
+		tool_error("plot: --out needs a file name (try 'cyclock plot --help')");
+		return -1;
+	}
 	if (bench__output_is_stdout(o->out))
 		o->out = "-";
 	if (o->table && !strcmp(o->out, "-")) {
@@ -58,36 +63,39 @@ static int check_out(struct plot_opts *o)
 	return 0;
 }
 
+/* The long options' values: 256 and up (see tool_bad_option()). */
+enum { OPT_OUT = 256, OPT_TABLE, OPT_HELP };
+
 /* 0: parsed; 1: --help was asked for; -1: a usage error, printed. */
 static int parse(int argc, char **argv, struct plot_opts *o)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
+	static const struct option longopts[] = {
+		{ "out", required_argument, NULL, OPT_OUT },
+		{ "table", no_argument, NULL, OPT_TABLE },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
 
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	tool_getopt_start();
+	while ((opt = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+		if (opt == 'h' || opt == OPT_HELP)
 			return 1;
-		} else if (!strcmp(a, "--table")) {
+		if (opt == 'o' || opt == OPT_OUT) {
+			o->out = optarg;
+		} else if (opt == OPT_TABLE) {
 			o->table = true;
-		} else if (!strcmp(a, "--out") || !strcmp(a, "-o") || !strncmp(a, "--out=", 6)) {
-			o->out = a[1] == '-' && a[5] == '=' ? a + 6 : i + 1 < argc ? argv[++i] : "";
-			if (!o->out[0]) {
-				tool_error("plot: %.5s needs a file name (try 'cyclock plot --help')",
-					   a);
-				return -1;
-			}
-		} else if (!strncmp(a, "--table=", 8)) {
-			tool_error("plot: '%s': --table takes no value (try 'cyclock plot --help')",
-				   a);
-			return -1;
-		} else if (a[0] == '-' && a[1]) {
-			tool_error("plot: unknown option '%s' (try 'cyclock plot --help')", a);
-			return -1;
-		} else if (o->in) {
-			tool_error("plot: one input file only ('%s' and '%s')", o->in, a);
-			return -1;
 		} else {
-			o->in = a;
+			tool_bad_option("plot", argv, opt);
+			return -1;
 		}
+	}
+	for (; optind < argc; optind++) {
+		if (o->in) {
+			tool_error("plot: one input file only ('%s' and '%s')", o->in, argv[optind]);
+			return -1;
+		}
+		o->in = argv[optind];
 	}
 	if (!o->in || (!o->out && !o->table)) {
 		tool_error("plot: missing %s (try 'cyclock plot --help')",

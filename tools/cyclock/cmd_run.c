@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,39 +124,57 @@ static int set_preload(const char *lib)
 	return rc;
 }
 
+/* The long options' values: 256 and up (see tool_bad_option()). */
+enum { OPT_CLOCKS = 256, OPT_RELAXED, OPT_HELP };
+
+/* Options up to the command, which getopt leaves alone ("+", as env(1)
+ * does: "cyclock run prog --help" is prog's --help).  The command's index
+ * in @argv; 0 after --help; -1 after saying what is wrong. */
+static int parse(int argc, char **argv, const char **clocks, bool *verbose, bool *relaxed)
+{
+	static const struct option longopts[] = {
+		{ "clocks", required_argument, NULL, OPT_CLOCKS },
+		{ "relaxed", no_argument, NULL, OPT_RELAXED },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	tool_getopt_start();
+	while ((opt = getopt_long(argc, argv, "+:hv", longopts, NULL)) != -1) {
+		if (opt == 'h' || opt == OPT_HELP) {
+			run_usage();
+			return 0;
+		} else if (opt == 'v') {
+			*verbose = true;
+		} else if (opt == OPT_RELAXED) {
+			*relaxed = true;
+		} else if (opt == OPT_CLOCKS && optarg[0]) {
+			*clocks = optarg;
+		} else if (opt == OPT_CLOCKS) {
+			tool_error("run: --clocks needs a value (see 'cyclock run --help')");
+			return -1;
+		} else {
+			tool_bad_option("run", argv, opt);
+			return -1;
+		}
+	}
+	if (optind == argc) {
+		tool_error("run: no command (%s)", RUN_USAGE);
+		return -1;
+	}
+	return optind;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	const char *clocks = NULL, *lib, *how;
 	char buf[PATH_MAX + 64];
 	bool verbose = false, relaxed = false;
-	int i = 1;
+	int i;
 
-	for (; i < argc && strcmp(argv[i], "--"); i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			run_usage();
-			return EXIT_OK;
-		} else if (!strcmp(argv[i], "-v")) {
-			verbose = true;
-		} else if (!strcmp(argv[i], "--relaxed")) {
-			relaxed = true;
-		} else if (!strcmp(argv[i], "--clocks") || !strncmp(argv[i], "--clocks=", 9)) {
-			clocks = argv[i][8] ? argv[i] + 9 : i + 1 < argc ? argv[++i] : "";
-			if (!clocks[0]) {
-				tool_error("run: --clocks needs a value (%s)", RUN_USAGE);
-				return EXIT_USAGE;
-			}
-		} else if (argv[i][0] != '-') {
-			break; /* the command, without "--" */
-		} else {
-			tool_error("run: unknown option '%s' (%s)", argv[i], RUN_USAGE);
-			return EXIT_USAGE;
-		}
-	}
-	i += i < argc && !strcmp(argv[i], "--");
-	if (i == argc) {
-		tool_error("run: no command (%s)", RUN_USAGE);
-		return EXIT_USAGE;
-	}
+	if ((i = parse(argc, argv, &clocks, &verbose, &relaxed)) <= 0)
+		return i < 0 ? EXIT_USAGE : EXIT_OK;
 	if (clocks && !clocks_valid(clocks))
 		return EXIT_USAGE;
 	lib = find_preload(buf, sizeof(buf), &how);

@@ -7,7 +7,7 @@ cli_expect_error 2 "no command" run
 cli_expect_error 2 "no command" run -v --
 cli_expect_error 2 "unknown clock 'bogus'" run --clocks monotonic,bogus -- true
 cli_expect_error 2 "unknown clock ''" run --clocks monotonic, -- true
-cli_expect_error 2 "unknown option '-x'" run -x -- true
+cli_expect_error 2 "bad option '-x'" run -x -- true
 cli_expect_error 127 "No such file" run -- "$CYCLOCK_TEST_TMP/no-such-command"
 printf 'not a program\n' >"$CYCLOCK_TEST_TMP/not-executable"
 chmod -x "$CYCLOCK_TEST_TMP/not-executable"
@@ -32,6 +32,13 @@ if ((rc != 0)) && grep -qE 'undefined symbol: __[a-z]*san|ASan runtime does not 
 	cli_done
 fi
 ((rc == 0)) || cli_fail "run true: exit $rc: $(cat "$err")"
+
+# Options end at the command, with or without "--", as env(1)'s do: the
+# command's own options are its own.
+cli_run run -v sh -c 'echo "$1"' sh --help
+[[ $rc == 0 && $(cat "$out") == --help ]] || cli_fail "run sh ... --help: exit $rc: $(cat "$out" "$err")"
+cli_run run sh -c 'echo "$1"' sh --clocks=x
+[[ $rc == 0 && $(cat "$out") == --clocks=x ]] || cli_fail "run sh ... --clocks=x: exit $rc: $(cat "$out" "$err")"
 
 # LD_PRELOAD: the preload first, then what was there; -v says so.
 LD_PRELOAD=libm.so.6 cli_run run -v --clocks realtime -- sh -c 'echo "$LD_PRELOAD $CYCLOCK_PRELOAD_CLOCKS"'

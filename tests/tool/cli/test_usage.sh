@@ -56,11 +56,14 @@ cli_expect_error 2 "^cyclock: bench: '--quick=1': --quick takes no value " bench
 cli_expect_error 2 "^cyclock: compare: bad option '-x' " compare -xh a b
 cli_expect_error 2 "^cyclock: compare: -t needs a value " compare a b -t
 cli_expect_error 2 "^cyclock: compare: --threshold wants a percentage" compare --threshold=abc a b
-cli_expect_error 2 "^cyclock: plot: --out needs a file name" plot a.json --out
+cli_expect_error 2 "^cyclock: plot: --out needs a value \\(see 'cyclock plot --help'\\)\$" plot a.json --out
+cli_expect_error 2 "^cyclock: plot: -o needs a value " plot a.json -o
 cli_expect_error 2 "^cyclock: plot: --out needs a file name" plot a.json --out=
 cli_expect_error 2 "^cyclock: plot: '--table=1': --table takes no value" plot a.json --table=1
-cli_expect_error 2 "^cyclock: plot: unknown option '-x'" plot -x a.json
-cli_expect_error 2 "^cyclock: run: --clocks needs a value" run --clocks
+cli_expect_error 2 "^cyclock: plot: bad option '-x' \\(see 'cyclock plot --help'\\)\$" plot -x a.json
+cli_expect_error 2 "^cyclock: run: --clocks needs a value \\(see 'cyclock run --help'\\)\$" run --clocks
+cli_expect_error 2 "^cyclock: run: bad option '-x' \\(see 'cyclock run --help'\\)\$" run -vx -- true
+cli_expect_error 2 "^cyclock: run: '--relaxed=1': --relaxed takes no value " run --relaxed=1 -- true
 cli_expect_error 2 "^cyclock: run: --clocks needs a value" run --clocks= -- true
 cli_expect_error 2 "^cyclock: bench: --json: cannot write '/nonexistent/x.json': No such file or directory\$" \
 	bench warm --json /nonexistent/x.json
