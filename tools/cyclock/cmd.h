@@ -13,9 +13,12 @@
 
 /* Exit statuses, as documented in cyclock(1). */
 #define EXIT_OK 0
-#define EXIT_FAIL 1    /* a measurement or an output file failed */
+#define EXIT_FAIL 1    /* a measurement or an output file failed; run: no preload */
 #define EXIT_USAGE 2   /* bad command line */
 #define EXIT_INPUT 3   /* compare/plot: unreadable, malformed or mismatched input */
+/* run, as env(1): its COMMAND found but not runnable, or not found. */
+#define EXIT_CANNOT_RUN 126
+#define EXIT_NOT_FOUND 127
 
 /* Set by main() from the global options before dispatching. */
 extern bool tool_quiet;

@@ -7,9 +7,10 @@
  * CYCLOCK_PRELOAD_RELAXED=1 (the unordered read: monotonic per thread).  The library is
  * looked for relative to the tool's own location (installed, copied or
  * in the build tree: see preload_dirs), then at the path it was built
- * for.  Exit status: COMMAND's, since it replaces this process;
- * 2 for a bad command line or no preload library, 127 when COMMAND is not
- * found, 126 when it cannot be run.
+ * for.  Exit status: COMMAND's, since it replaces this process; 1 when
+ * there is no preload library (or the environment cannot take it), 2 for
+ * a bad command line, 126 when COMMAND cannot be run, 127 when it is not
+ * found, as env(1)'s.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,7 +46,7 @@ static void run_usage(void)
 	     "                 programs and process-per-connection servers\n"
 	     "                 (CYCLOCK_PRELOAD_RELAXED=1; see docs/preload.md)\n"
 	     "  -v             say on stderr what is preloaded\n\n"
-	     "Exit status: COMMAND's; 2 bad command line or no preload library,\n"
+	     "Exit status: COMMAND's; 1 no preload library, 2 bad command line,\n"
 	     "126 COMMAND cannot be run, 127 COMMAND not found.");
 }
 
@@ -181,7 +182,7 @@ int cmd_run(int argc, char **argv)
 	if (!lib) {
 		tool_error("run: libcyclock-preload.so not found (beside the tool, nor %s)",
 			   CYCLOCK_PRELOAD_INSTALLED);
-		return EXIT_USAGE;
+		return EXIT_FAIL;
 	}
 	if (verbose)
 		fprintf(stderr, "cyclock: run: preload %s (%s)\n", lib, how);
@@ -190,7 +191,7 @@ int cmd_run(int argc, char **argv)
 	    (relaxed ? setenv("CYCLOCK_PRELOAD_RELAXED", "1", 1)
 		     : unsetenv("CYCLOCK_PRELOAD_RELAXED"))) {
 		tool_error("run: cannot set the environment: %s", strerror(errno));
-		return EXIT_USAGE;
+		return EXIT_FAIL;
 	}
 	if (verbose)
 		fprintf(stderr, "cyclock: run: LD_PRELOAD=%s%s%s%s\n", getenv("LD_PRELOAD"),
@@ -198,5 +199,5 @@ int cmd_run(int argc, char **argv)
 			relaxed ? " CYCLOCK_PRELOAD_RELAXED=1" : "");
 	execvp(argv[i], argv + i);
 	tool_error("run: %s: %s", argv[i], strerror(errno));
-	return errno == ENOENT ? 127 : 126;
+	return errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
 }

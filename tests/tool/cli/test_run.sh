@@ -13,6 +13,17 @@ printf 'not a program\n' >"$CYCLOCK_TEST_TMP/not-executable"
 chmod -x "$CYCLOCK_TEST_TMP/not-executable"
 cli_expect_error 126 "Permission denied" run -- "$CYCLOCK_TEST_TMP/not-executable"
 
+# No preload library is a failure of the tool (1), not of its command line:
+# a copy of the tool with none beside it, where none is installed either.
+mkdir -p "$tmp/alone/bin"
+cp "$CYCLOCK" "$tmp/alone/bin/cyclock" || fail "cannot copy the tool"
+CYCLOCK=$tmp/alone/bin/cyclock cli_run run -- true
+if grep -q 'libcyclock-preload.so not found' "$err"; then
+	CYCLOCK=$tmp/alone/bin/cyclock cli_expect_error 1 "^cyclock: run: libcyclock-preload.so not found" run -- true
+else
+	echo "a preload at the path the tool was built for: its absence not tested"
+fi
+
 cli_run run --help
 ((rc == 0)) && grep -q '^usage: cyclock run' "$out" || cli_fail "run --help: exit $rc"
 
