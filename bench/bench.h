@@ -220,6 +220,10 @@ bool bench__output_is_stdout(const char *path);
  * from a file or the system goes through it before it is stored.
  * Returns how many characters it escaped. */
 size_t bench_text_clean(char *dst, size_t size, const char *src);
+/* report/text.c: how many columns @s (UTF-8) takes on a terminal: "zürich"
+ * 6, "時計" 4, whatever the program's locale (C included).  Tables pad
+ * by it, not by bytes. */
+size_t bench_text_width(const char *s);
 
 /* report/table.c: the readable table, grouped by scenario, with ratios to
  * the floors where the run has them and a mark on noisy figures. */

@@ -168,8 +168,8 @@ static void measure(struct table *t)
 			if (!bench__table_in_group(t, &t->run->v[k]))
 				continue;
 			cell(c, &t->run->v[k], buf, sizeof(buf));
-			if ((int)strlen(buf) > c->width)
-				c->width = (int)strlen(buf);
+			if ((int)bench_text_width(buf) > c->width)
+				c->width = (int)bench_text_width(buf);
 		}
 	}
 }
@@ -202,8 +202,9 @@ static void fit(struct table *t)
 
 /* ---- printing ---- */
 
-/* Prints one line of cells, without the blanks an empty last cell or a
- * left-aligned last column would leave at its end. */
+/* Prints one line of cells, each padded to its column's width in
+ * columns, not bytes ("zürich" is 7 bytes, 6 columns), without the blanks
+ * an empty last cell or a left-aligned last column would leave at its end. */
 static void print_line(FILE *f, const struct table *t, char cells[][CELL_LEN])
 {
 	char line[MAX_COLS * (CELL_LEN + TABLE_GAP) + 8];
@@ -212,9 +213,15 @@ static void print_line(FILE *f, const struct table *t, char cells[][CELL_LEN])
 	o += (size_t)snprintf(line, sizeof(line), "%s", TABLE_INDENT);
 	for (int i = 0; i < t->n_cols && o < sizeof(line); i++) {
 		const struct col *c = &t->cols[i];
+		int gap = i ? TABLE_GAP : 0, fill = c->width - (int)bench_text_width(cells[i]);
 
-		o += (size_t)snprintf(line + o, sizeof(line) - o, c->right ? "%*s%*s" : "%*s%-*s",
-				      i ? TABLE_GAP : 0, "", c->width, cells[i]);
+		fill = fill > 0 ? fill : 0;
+		if (c->right)
+			o += (size_t)snprintf(line + o, sizeof(line) - o, "%*s%*s%s", gap, "", fill,
+					      "", cells[i]);
+		else
+			o += (size_t)snprintf(line + o, sizeof(line) - o, "%*s%s%*s", gap, "",
+					      cells[i], fill, "");
 	}
 	if (o >= sizeof(line))
 		o = sizeof(line) - 1;

@@ -109,9 +109,11 @@ static int make_table(struct table *t, const struct input *in, size_t n, double 
 	return 0;
 }
 
-/* A column's width, and for a further file's the widths of its parts. */
+/* A column's width in terminal columns, and for a further file's the
+ * widths of its parts; @bytes: the most bytes its text takes (a column of
+ * "zürich" is 6 wide, 7 bytes), for the line's buffer. */
 struct colw {
-	size_t w, val, pct, mark;
+	size_t w, val, pct, mark, bytes;
 };
 
 static size_t imax(size_t a, size_t b)
@@ -119,10 +121,11 @@ static size_t imax(size_t a, size_t b)
 	return a > b ? a : b;
 }
 
-/* Appends @s to *@p, padded to @width on the left (@right) or the right. */
+/* Appends @s to *@p, padded to @width columns on the left (@right) or the
+ * right. */
 static void pad(char **p, const char *s, size_t width, bool right)
 {
-	size_t len = strlen(s), gap = width > len ? width - len : 0;
+	size_t len = strlen(s), cols = bench_text_width(s), gap = width > cols ? width - cols : 0;
 
 	if (right) {
 		memset(*p, ' ', gap);
@@ -155,14 +158,12 @@ static void put_row(const struct table *t, size_t i, const struct colw *cw, size
 	pad(&p, name, name_w, false);
 	for (size_t k = 0; k < t->cols; k++) {
 		const struct cell *c = &t->cell[i * t->cols + k];
-		char *start;
 
 		pad(&p, "   ", 3, false);
 		if (k == 0) {
 			pad(&p, c->val, cw[0].w, true);
 			continue;
 		}
-		start = p;
 		pad(&p, c->val, cw[k].val, true);
 		if (cw[k].pct) {
 			*p++ = ' ';
@@ -172,50 +173,58 @@ static void put_row(const struct table *t, size_t i, const struct colw *cw, size
 			*p++ = ' ';
 			pad(&p, c->mark, cw[k].mark, false);
 		}
-		pad(&p, "", cw[k].w - (size_t)(p - start), false);
+		/* Each part was padded to its width: the columns used so far. */
+		pad(&p, "", cw[k].w - (cw[k].val + (cw[k].pct ? cw[k].pct + 1 : 0) +
+				       (cw[k].mark ? cw[k].mark + 1 : 0)), false);
 	}
 	put_line(line, p);
 }
 
-/* The widths of every column; returns the name column's. */
-static size_t widths(const struct table *t, const struct input *in, struct colw *cw)
+/* The widths of every column, and the name column's in @name (w and
+ * bytes). */
+static void widths(const struct table *t, const struct input *in, struct colw *cw,
+		   struct colw *name)
 {
-	size_t name_w = strlen("benchmark");
-
+	*name = (struct colw){ .w = strlen("benchmark"), .bytes = strlen("benchmark") };
 	for (size_t i = 0; i < t->rows; i++) {
 		const struct bench_result *r = t->row[i];
+		size_t h = r->higher_is_better ? 4 : 0;
 
-		name_w = imax(name_w, strlen(r->name) + (r->higher_is_better ? 4 : 0));
+		name->w = imax(name->w, bench_text_width(r->name) + h);
+		name->bytes = imax(name->bytes, strlen(r->name) + h);
 	}
 	for (size_t k = 0; k < t->cols; k++) {
 		struct colw *c = &cw[k];
 
-		*c = (struct colw){ 0, 0, 0, 0 };
+		*c = (struct colw){ 0, 0, 0, 0, strlen(in[k].label) };
 		for (size_t i = 0; i < t->rows; i++) {
 			const struct cell *x = &t->cell[i * t->cols + k];
 
-			c->val = imax(c->val, strlen(x->val));
-			c->pct = imax(c->pct, strlen(x->pct));
-			c->mark = imax(c->mark, strlen(x->mark));
+			c->val = imax(c->val, bench_text_width(x->val));
+			c->pct = imax(c->pct, bench_text_width(x->pct));
+			c->mark = imax(c->mark, bench_text_width(x->mark));
+			c->bytes = imax(c->bytes, strlen(x->val) + strlen(x->pct) + strlen(x->mark) + 2);
 		}
 		c->w = c->val + (c->pct ? c->pct + 1 : 0) + (c->mark ? c->mark + 1 : 0);
-		c->w = imax(c->w, strlen(in[k].label));
+		c->w = imax(c->w, bench_text_width(in[k].label));
 	}
-	return name_w;
 }
 
 static int print_table(const struct table *t, const struct input *in)
 {
-	struct colw *cw = malloc(t->cols * sizeof(*cw));
+	struct colw *cw = malloc(t->cols * sizeof(*cw)), name;
 	size_t name_w, len;
 	char *line, *p;
 
 	if (!cw)
 		return -1;
-	name_w = widths(t, in, cw);
-	len = name_w + 1;
+	widths(t, in, cw, &name);
+	name_w = name.w;
+	/* Each column's padding is at most its width, its text at most its
+	 * bytes. */
+	len = name.w + name.bytes + 1;
 	for (size_t k = 0; k < t->cols; k++)
-		len += 3 + cw[k].w;
+		len += 3 + cw[k].w + cw[k].bytes;
 	line = malloc(len);
 	if (line) {
 		p = line;
