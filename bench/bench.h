@@ -199,7 +199,9 @@ int bench__write_file(const char *path, const char *data, size_t len);
  * of no known errno), or 0. */
 extern int bench_stdout_errno;
 /* Whether @path can be written (before measuring, so that a typo does not
- * cost a run): 0, or -1 with *@why set to a phrase saying why not. */
+ * cost a run): for a regular file or none yet, the temporary beside it is
+ * made and removed; a device or FIFO must be writable.  0, or -1 with
+ * *@why set to a phrase saying why not ("empty file name" for ""). */
 int bench__output_check(const char *path, const char **why);
 /* Whether output names @a and @b write one file: the same file by any two
  * names (device and inode where it exists, else the same directory and

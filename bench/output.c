@@ -303,25 +303,40 @@ int bench__write_file(const char *path, const char *data, size_t len)
 	return rc ? -1 : 0;
 }
 
+/* Whether the temporary that write_replacing() makes can be made beside
+ * @t: made and removed, since only that tells (root passes access()
+ * where no file can be created: /proc, /sys, a read-only mount). */
+static int can_replace(const struct target *t)
+{
+	char *tmp = temp_name(t->path);
+	int fd = tmp ? mkostemp(tmp, O_CLOEXEC) : -1, e = tmp ? errno : ENOMEM;
+
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmp);
+	}
+	free(tmp);
+	errno = e;
+	return fd >= 0 ? 0 : -1;
+}
+
 int bench__output_check(const char *path, const char **why)
 {
 	struct target t;
-	char *dir;
 	int rc;
 
 	if (!strcmp(path, "-"))
 		return 0;
+	if (!path[0]) {
+		*why = "empty file name";
+		return -1;
+	}
 	*why = resolve(path, &t);
 	if (*why)
 		return -1;
-	dir = t.direct ? NULL : dir_of(t.path);
-	if (t.direct)
-		rc = access(t.path, W_OK);
-	else
-		rc = dir ? access(*dir ? dir : ".", W_OK | X_OK) : -1;
+	rc = t.direct ? access(t.path, W_OK) : can_replace(&t);
 	if (rc)
 		*why = strerror(errno);
-	free(dir);
 	free(t.path);
 	return rc ? -1 : 0;
 }

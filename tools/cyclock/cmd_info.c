@@ -11,7 +11,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -310,16 +309,15 @@ static int parse_format(struct info_args *a, const char *arg)
 	return -1;
 }
 
-/* Whether a file can be created at @path: checked before measuring. */
+/* Whether @path can be written: checked before measuring. */
 static int check_output(const char *path)
 {
-	char *copy = strdup(path);
-	int ok = copy && access(dirname(copy), W_OK | X_OK) == 0;
+	const char *why;
 
-	if (!ok)
-		tool_error("info: cannot write '%s': %s", path, copy ? strerror(errno) : "no memory");
-	free(copy);
-	return ok ? 0 : -1;
+	if (!bench__output_check(path, &why))
+		return 0;
+	tool_error("info: --output: cannot write '%s': %s", path, why);
+	return -1;
 }
 
 /* The long options' values: 256 and up (see tool_bad_option()). */

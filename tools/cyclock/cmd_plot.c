@@ -36,18 +36,20 @@ static void usage(FILE *f)
 	      "  --out FILE.svg  where to write it (\"-\": standard output); replaced whole\n"
 	      "  --table         also print the run's table to standard output\n"
 	      "  -h, --help      this text\n\n"
-	      "Exit status: 0 done, 1 the output could not be written, 2 bad command line,\n"
-	      "3 the input is unreadable, malformed or has nothing to plot.\n", f);
+	      "Exit status: 0 done, 1 writing the output failed, 2 bad command line (or an\n"
+	      "--out that cannot be written, checked first), 3 the input is unreadable,\n"
+	      "malformed or has nothing to plot.\n", f);
 }
 
-/* --out: a name of what standard output is (/dev/stdout into a pipe) is
- * written as "-"; never over the input, nor mixed with --table. */
+/* --out: one that can be written, checked before the input is read; a
+ * name of what standard output is (/dev/stdout into a pipe) is written as
+ * "-"; never over the input, nor mixed with --table. */
 static int check_out(struct plot_opts *o)
 {
-	const char *given = o->out;
+	const char *given = o->out, *why;
 
-	if (!o->out[0]) {
-		tool_error("plot: --out needs a file name (try 'cyclock plot --help')");
+	if (bench__output_check(o->out, &why)) {
+		tool_error("plot: --out: cannot write '%s': %s", o->out, why);
 		return -1;
 	}
 	if (bench__output_is_stdout(o->out))

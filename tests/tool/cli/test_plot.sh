@@ -95,7 +95,7 @@ expect_error 3 "$data/no_such_file.json" --out x.svg
 expect_error 3 "$data/plot_nothing.json" --out x.svg
 grep -q 'nothing to plot' <("$CYCLOCK" plot "$data/plot_nothing.json" --out x.svg 2>&1) ||
 	fail "no 'nothing to plot'"
-expect_error 1 "$data/plot_run.json" --out no_such_dir/x.svg
+expect_error 2 "$data/plot_run.json" --out no_such_dir/x.svg
 # A failed write leaves an existing file as it was.
 echo old >keep.svg
 "$CYCLOCK" plot "$data/plot_malformed.json" --out keep.svg 2>/dev/null

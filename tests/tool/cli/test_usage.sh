@@ -58,7 +58,7 @@ cli_expect_error 2 "^cyclock: compare: -t needs a value " compare a b -t
 cli_expect_error 2 "^cyclock: compare: --threshold wants a percentage" compare --threshold=abc a b
 cli_expect_error 2 "^cyclock: plot: --out needs a value \\(see 'cyclock plot --help'\\)\$" plot a.json --out
 cli_expect_error 2 "^cyclock: plot: -o needs a value " plot a.json -o
-cli_expect_error 2 "^cyclock: plot: --out needs a file name" plot a.json --out=
+cli_expect_error 2 "^cyclock: plot: --out: cannot write '': empty file name\$" plot a.json --out=
 cli_expect_error 2 "^cyclock: plot: '--table=1': --table takes no value" plot a.json --table=1
 cli_expect_error 2 "^cyclock: plot: bad option '-x' \\(see 'cyclock plot --help'\\)\$" plot -x a.json
 cli_expect_error 2 "^cyclock: run: --clocks needs a value \\(see 'cyclock run --help'\\)\$" run --clocks
@@ -70,6 +70,20 @@ cli_expect_error 2 "^cyclock: bench: --json: cannot write '/nonexistent/x.json':
 [[ ! -e /nonexistent/x.json ]] || cli_fail "created /nonexistent/x.json"
 cli_expect_error 2 "cannot write" bench warm --csv /nonexistent/x.csv
 cli_expect_error 2 "cannot both write to standard output" bench warm --json - --csv -
+# Every output is checked before measuring (nothing on standard output: no
+# table), by making its temporary: root may write anywhere access() asks
+# about, yet no file can be created in /proc or /sys.
+cli_expect_error 2 "^cyclock: bench: --json: cannot write '': empty file name\$" bench warm --quick --json ''
+cli_expect_error 2 "^cyclock: bench: --csv: cannot write '': empty file name\$" bench warm --quick --csv=
+cli_expect_error 2 "^cyclock: bench: --csv: cannot write '/proc/x.csv': " bench warm --quick --csv /proc/x.csv
+cli_expect_error 2 "^cyclock: bench: --json: cannot write '/sys/x.json': " bench warm --quick --json /sys/x.json
+cli_expect_error 2 "^cyclock: bench: --json: cannot write '/proc/self/status': " \
+	bench warm --quick --json /proc/self/status
+cli_expect_error 2 "^cyclock: plot: --out: cannot write '/proc/x.svg': " \
+	plot "$CYCLOCK_TEST_DATA/plot_run.json" --out /proc/x.svg
+cli_expect_error 2 "^cyclock: info: --output: cannot write '/sys/x.prom': " \
+	info --format prometheus --output /sys/x.prom
+cli_expect_error 2 "^cyclock: info: --output: cannot write '': empty file name\$" info --output ''
 
 # info names every part of its report, and says why when the counter is
 # not used.
