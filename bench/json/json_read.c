@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,40 @@
 
 #include "bench.h"
 #include "json_read.h"
+
+/*
+ * jansson's allocations, watched: a malloc() that fails inside its parser
+ * is reported as whatever the parser was doing (an "invalid token" its
+ * lexer could not store, an error at line -1), not as out of memory, so
+ * the reader records it itself.  Its allocator wraps whichever one was
+ * set before (the test's failing one, say), installed again if another
+ * replaced it.  The tool reads on one thread; the flag is per thread all
+ * the same.
+ */
+static json_malloc_t inner_malloc;
+static _Thread_local bool alloc_failed;
+
+static void *watched_malloc(size_t n)
+{
+	void *p = inner_malloc(n);
+
+	if (!p)
+		alloc_failed = true;
+	return p;
+}
+
+static void watch_allocations(void)
+{
+	json_malloc_t m;
+	json_free_t f;
+
+	json_get_alloc_funcs(&m, &f);
+	if (m != watched_malloc) {
+		inner_malloc = m;
+		json_set_alloc_funcs(watched_malloc, f);
+	}
+	alloc_failed = false;
+}
 
 static int read_entries(struct reader *rd, struct bench_run *run)
 {
@@ -81,9 +116,9 @@ int bench_parse_json(const char *buf, size_t len, struct bench_run *run, char *e
 	int ret;
 
 	rd.err[0] = '\0';
+	watch_allocations();
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
-	/* jansson says nothing in je.text when a malloc() failed. */
-	if (!root && json_error_code(&je) == json_error_out_of_memory)
+	if (!root && (alloc_failed || json_error_code(&je) == json_error_out_of_memory))
 		return bench__json_fail(&rd, BENCH__JSON_OOM);
 	if (!root)
 		return bench__json_fail(&rd, "not JSON: line %d column %d: %s", je.line, je.column,
@@ -97,6 +132,9 @@ int bench_parse_json(const char *buf, size_t len, struct bench_run *run, char *e
 	free(rd.rep);
 	json_decref(rd.index);
 	json_decref(root);
+	/* Whatever a step made of a failed allocation, it was one. */
+	if (ret && alloc_failed)
+		bench__json_fail(&rd, BENCH__JSON_OOM);
 	if (ret)
 		bench_run_free(run);
 	return ret;
