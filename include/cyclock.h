@@ -159,7 +159,8 @@ struct cyclock_state {
 	const char *hz_source;     /* where that came from */
 	const char *ordered;       /* the ordered counter read: "rdtscp", "lfence;rdtsc", ... */
 	const char *ordered_why;   /* why, with what each cost */
-	uint64_t warp_turns;       /* turns of the cross-CPU warp check; 0: none ran */
+	int32_t warp_ran;          /* the cross-CPU warp check ran (CYCLOCK_INIT_WARP_CHECK) */
+	uint64_t warp_turns;       /* its turns: fewer than 100 say nothing */
 	int64_t warp_cyc;          /* its largest step back, counts; -1: it could not run */
 	uint64_t init_ns;          /* what initialisation cost */
 	uint32_t mult, shift;      /* cyclock_now() = ticks * mult >> shift in its segment */

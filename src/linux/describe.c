@@ -38,7 +38,8 @@ static void get_state(struct cyclock_state *st)
 	st->hz_source = cyclock__setup.hz_source ? cyclock__setup.hz_source : "";
 	st->ordered = cyclock_arch_ordered_name(cyclock__setup.ordered);
 	st->ordered_why = cyclock__setup.ordered_why;
-	st->warp_turns = cyclock__setup.warp_ran ? cyclock__setup.warp_turns : 0;
+	st->warp_ran = cyclock__setup.warp_ran;
+	st->warp_turns = cyclock__setup.warp_turns;
 	st->warp_cyc = cyclock__setup.warp_cyc;
 	st->init_ns = cyclock__setup.init_ns;
 	st->kernel_why = "";
