@@ -40,6 +40,10 @@ cyclock__package() {
 	promtool) echo prometheus ;;                     # promtool check metrics
 	prometheus-cpp) echo prometheus-cpp-dev ;;       # examples/prometheus
 	node-exporter) echo prometheus-node-exporter ;;  # realworld: the textfile collector
+	dh) echo debhelper ;;                    # the package stage: dpkg-buildpackage's helpers
+	dpkg-buildpackage) echo dpkg-dev ;;      # and dpkg-gensymbols, dpkg-shlibdeps
+	systemd-analyze) echo systemd ;;         # verify the units and the drop-in
+	man) echo man-db ;;                      # and their man: links
 	*) echo "$1" ;; # cmake, make, g++, clang, pkg-config
 	esac
 }
@@ -131,6 +135,8 @@ cyclock__have() {
 # for scripts/cross.sh: aarch64-gcc riscv64-gcc qemu-user cmocka-arm64
 # jansson-arm64 (the last two after dpkg --add-architecture arm64);
 # for the realworld tests: linux-source cyclictest postgres psycopg2 node-exporter;
+# for the package stage: dh dpkg-buildpackage lintian systemd-analyze man;
+# for scripts/deb_symbols.sh: dpkg-buildpackage;
 # for scripts/pg_timing.sh: postgres psycopg2; for scripts/servers.sh:
 # redis-server redis-benchmark nginx wrk postgres.
 # (clang's ThreadSanitizer runtime; check it after clang).
