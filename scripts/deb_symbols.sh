@@ -2,10 +2,11 @@
 # Updates debian/libcyclock0.symbols to the libraries this tree builds
 # (libcyclock.so.0 and libcyclock-preload.so), after a change to what they
 # export: a new symbol is added with CMakeLists.txt's version, the version
-# that first has it; a removed one is kept, marked #MISSING#, which breaks
-# users: bump the SONAME instead.  The package build (dpkg-gensymbols -c4,
-# debian/rules) fails on any difference, so run this and commit the file
-# with the change that makes it.
+# that first has it (bump that first if the last release has it).  A removed
+# one is left in the file, for you to delete by hand: one that a release
+# exported breaks its users, so the SONAME goes up with it.  The package
+# build (dpkg-gensymbols -c4, debian/rules) fails on any difference, so run
+# this and commit the file with the change that makes it.
 #   scripts/deb_symbols.sh          (needs cmake, cc, dpkg-dev)
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
