@@ -264,3 +264,31 @@ cyclock__cross_deps() {
 		;;
 	esac
 }
+
+# cyclock_package_stage: tests/package/test_deb.sh (the Debian packages
+# built from a clean copy of the tree in a temporary directory, linted,
+# installed, used and purged; as root) with what it needs installed first
+# (in a subshell: a miss is this stage's failure).  Its output goes to
+# build/package/test-stage.log; its checks are the counts.
+cyclock_package_stage() {
+	local log=$CYCLOCK_ROOT/build/package/test-stage.log line
+	cyclock_passed=0 cyclock_failed=0 cyclock_skipped=0 cyclock_note=""
+	if [[ $(id -u) != 0 ]] || ! command -v dpkg >/dev/null; then
+		cyclock_failed=1 cyclock_note="needs root on Debian (dpkg -i)"
+		return 0
+	fi
+	if ! (cyclock_ensure_deps cmake cc make g++ pkg-config jansson dh dpkg-buildpackage \
+		lintian systemd-analyze man); then
+		cyclock_failed=1 cyclock_note="missing dependencies"
+		return 0
+	fi
+	mkdir -p "${log%/*}"
+	echo "==== package: tests/package/test_deb.sh (log: build/package/test-stage.log)"
+	CYCLOCK_JOBS=$CYCLOCK_JOBS "$CYCLOCK_ROOT/tests/package/test_deb.sh" 2>&1 | tee "$log"
+	line=$(grep '^package: [0-9]* passed, [0-9]* failed$' "$log" | tail -1)
+	if [[ $line =~ ^package:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+		cyclock_passed=${BASH_REMATCH[1]} cyclock_failed=${BASH_REMATCH[2]}
+	else
+		cyclock_failed=1 cyclock_note="test_deb.sh printed no counts"
+	fi
+}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test command: every test in six builds.
+# The test command: every test in six builds, and the Debian packages.
 #   release  build/release  RelWithDebInfo, all tests (test, sim, validate,
 #                           build, realworld: the kernel's clock changed for real)
 #   asan     build/asan     Debug, ASan+UBSan, all but the build and realworld tests
@@ -10,6 +10,9 @@
 #                           clocks), all but the build and realworld tests
 #   aarch64  build/cross-aarch64  cross-built, tests run under qemu-user (a
 #   riscv64  build/cross-riscv64  cross build registers only what runs there)
+#   package  the Debian packages (debian/), built from a clean copy of the tree
+#            in a temporary directory, linted, installed, used and purged
+#            (tests/package/test_deb.sh; as root): its checks are the counts
 # CYCLOCK_TEST_STAGES="release tsan" runs a subset.  Every stage runs even
 # if one fails; the last line is "N passed, N failed" over all stages, and
 # the exit status is non-zero if anything failed.  A stage whose configure
@@ -80,16 +83,19 @@ stage() {
 	aarch64 | riscv64)
 		cyclock_cross_stage "$1"
 		;;
+	package)
+		cyclock_package_stage
+		;;
 	*)
 		echo "cyclock: unknown stage '$1' in CYCLOCK_TEST_STAGES" \
-			"(release asan tsan generic aarch64 riscv64)" >&2
+			"(release asan tsan generic aarch64 riscv64 package)" >&2
 		exit 2
 		;;
 	esac
 	record "$1" "$start"
 }
 
-for s in ${CYCLOCK_TEST_STAGES:-release asan tsan generic aarch64 riscv64}; do
+for s in ${CYCLOCK_TEST_STAGES:-release asan tsan generic aarch64 riscv64 package}; do
 	stage "$s"
 done
 
