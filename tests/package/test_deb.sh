@@ -40,11 +40,14 @@ check() { # check NAME COMMAND...: ok if the command succeeds
 installed() { dpkg-query -W -f='${Package} ${Version}\n' "${packages[@]}" 2>/dev/null |
 	awk 'NF == 2'; }
 purge() { dpkg --purge "${packages[@]}" >"$work/purge.log" 2>&1; }
+# On every way out; to fd 3, the script's stdout, as a signal may come
+# while a check's output goes to its log.
 finish() {
 	[[ -n $(installed) ]] && purge
 	[[ -n ${own_work:-} ]] && rm -rf "$work"
-	echo "package: $passed passed, $failed failed"
+	echo "package: $passed passed, $failed failed" >&3
 }
+exec 3>&1
 
 if [[ $(id -u) != 0 ]]; then
 	echo "FAIL: package: needs root (dpkg -i)"
@@ -58,7 +61,7 @@ else
 	work=$(mktemp -d /tmp/cyclock-package.XXXXXX) own_work=1
 fi
 trap finish EXIT
-trap 'exit 130' INT TERM HUP
+trap 'fail interrupted "by a signal" >&3; exit 130' INT TERM HUP
 
 if [[ -n $(installed) ]]; then
 	echo "note: already installed, purged first: $(installed | tr '\n' ' ')"
