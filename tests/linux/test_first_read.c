@@ -248,20 +248,65 @@ static void handover_does_not_go_back(void **unused)
 	}
 }
 
-/* The read that starts the counter, alone on a thread whose system calls
- * are counted (bench/syscount.h): after the span, while adjtimex's word
- * asked ahead is younger than the first segment. */
+/*
+ * The read that starts the counter, alone on a thread whose system calls
+ * are counted (bench/syscount.h), after the span, while adjtimex's word
+ * asked ahead is younger than the first segment.  That thread is started
+ * before the first read, and the reads through the span are another
+ * thread's: starting a thread can take a millisecond (under ASan), which
+ * must not make the hand-over read late.
+ */
+#define HANDOVER_SKIP 79
+
 struct handover_read {
-	uint64_t start_at; /* MONOTONIC_RAW: read from here */
-	uint64_t end;      /* and when the read had returned */
+	atomic_bool counted_ready; /* the counted thread is running */
+	atomic_bool span_done;     /* the span's reads are over, with: */
+	int span_rc;               /* 0 to read, else the child's result */
+	uint64_t t0;               /* MONOTONIC_RAW when the first half began */
+	uint64_t end;              /* and when the hand-over read had returned */
 	uint32_t state;
 };
 
-static void handover_read_body(struct bench_syscount *sc, void *arg)
+/* The span: the first read, the second (the first half), then reads for
+ * 400 us, which do every check ahead of the second half. */
+static void *handover_span(void *arg)
 {
 	struct handover_read *h = arg;
 
-	while (kclock_ns(CLOCK_MONOTONIC_RAW) < h->start_at)
+	while (!atomic_load(&h->counted_ready))
+		;
+	(void)cyclock_now(); /* notes that it came */
+	(void)cyclock_now(); /* the first half */
+	h->t0 = kclock_ns(CLOCK_MONOTONIC_RAW);
+	if (atomic_load(&cyclock__host.state) != INIT_MEASURING) {
+		h->span_rc = atomic_load(&cyclock__host.state) == INIT_DONE ? SKIP
+									 : FAIL("no first half");
+	} else {
+		while (kclock_ns(CLOCK_MONOTONIC_RAW) - h->t0 < 400000 &&
+		       atomic_load(&cyclock__host.state) == INIT_MEASURING)
+			(void)cyclock_now();
+		if (!cyclock__checked_ahead() ||
+		    atomic_load(&cyclock__host.state) != INIT_MEASURING)
+			h->span_rc = HANDOVER_SKIP; /* preempted through the span */
+	}
+	atomic_store(&h->span_done, true);
+	return NULL;
+}
+
+/* The counted thread: waits for the span (its system calls meanwhile are
+ * phase 0's), then reads once the span is over, in phase 1. */
+static void handover_read_body(struct bench_syscount *sc, void *arg)
+{
+	struct handover_read *h = arg;
+	const struct timespec nap = { 0, 20000 };
+
+	atomic_store(&h->counted_ready, true);
+	while (!atomic_load(&h->span_done))
+		nanosleep(&nap, NULL);
+	if (h->span_rc)
+		return;
+	/* The span ends 500 us after the first half began. */
+	while (kclock_ns(CLOCK_MONOTONIC_RAW) < h->t0 + 510000)
 		;
 	bench_syscount_phase(sc, 1);
 	(void)cyclock_now();
@@ -274,15 +319,13 @@ static void handover_read_body(struct bench_syscount *sc, void *arg)
  * second half (CPUID, the clocksource, adjtimex's word, the ordered
  * reads' timing), the read that starts the counter makes no system call
  * but the shield's two (the signal mask's; cyclock__shield()). */
-#define HANDOVER_SKIP 79
-
 static int handover_calls_child(size_t unused)
 {
-	struct handover_read h = { 0, 0, 0 };
+	struct handover_read h = { 0 };
 	struct bench_syscount sc;
 	const char *why;
 	char source[32];
-	uint64_t t0;
+	pthread_t span;
 
 	(void)unused;
 	/* The checks ahead stop at a clocksource not the counter's (qemu-user
@@ -290,31 +333,27 @@ static int handover_calls_child(size_t unused)
 	if (!cyclock__kernel_clocksource(source, sizeof(source)) ||
 	    strcmp(source, CYCLOCK_ARCH_KERNEL_CLOCKSOURCE))
 		return SKIP;
-	(void)cyclock_now(); /* notes that it came */
-	(void)cyclock_now(); /* the first half */
-	t0 = kclock_ns(CLOCK_MONOTONIC_RAW);
-	if (atomic_load(&cyclock__host.state) != INIT_MEASURING)
-		return atomic_load(&cyclock__host.state) == INIT_DONE ? SKIP
-								      : FAIL("no first half");
-	while (kclock_ns(CLOCK_MONOTONIC_RAW) - t0 < 400000 &&
-	       atomic_load(&cyclock__host.state) == INIT_MEASURING)
-		(void)cyclock_now();
-	if (!cyclock__checked_ahead() || atomic_load(&cyclock__host.state) != INIT_MEASURING)
-		return HANDOVER_SKIP; /* preempted through the span */
-	h.start_at = t0 + 510000; /* the span ends 500 us after the first half began */
-	if (bench_syscount(&sc, handover_read_body, &h, &why))
+	if (pthread_create(&span, NULL, handover_span, &h))
+		return FAIL("pthread_create");
+	if (bench_syscount(&sc, handover_read_body, &h, &why)) {
+		atomic_store(&h.counted_ready, true);
+		pthread_join(span, NULL);
 		return SKIP; /* nothing can be counted here (qemu-user) */
+	}
+	pthread_join(span, NULL);
+	if (h.span_rc)
+		return h.span_rc;
 	/* The span not over yet for the library, or this child so late (a
 	 * loaded machine) that the word asked ahead, after t0, is older than
 	 * the first segment and rightly asked again. */
-	if (h.state != INIT_DONE || h.end - t0 >= CYCLOCK_MIN_INTERVAL_NS)
+	if (h.state != INIT_DONE || h.end - h.t0 >= CYCLOCK_MIN_INTERVAL_NS)
 		return HANDOVER_SKIP;
 	if (!cyclock__setup.using_counter)
 		return SKIP;
 	if (sc.counts[1] > 2)
 		return FAIL("the read that started the counter, %llu us after the first half, "
 			    "made %llu system calls: more than the signal mask's two",
-			    (unsigned long long)((h.end - t0) / 1000),
+			    (unsigned long long)((h.end - h.t0) / 1000),
 			    (unsigned long long)sc.counts[1]);
 	return 0;
 }
