@@ -16,6 +16,7 @@
 #include "cyclock.h"
 #include "cyclock/arch.h"
 #include "cyclock/timeline.h"
+#include "state.h"
 
 /* Whether @want names ordered read @name: all of it, or the part before
  * its ';' ("lfence" for "lfence;rdtsc"), as the library reads the variable. */
@@ -48,13 +49,11 @@ int main(void)
 		return 77;
 	}
 	if (cyclock_init(0) != CYCLOCK_USING_COUNTER) {
-		info.version = CYCLOCK_STATE_VERSION;
-		cyclock_get_state(&info);
+		info = state_now();
 		printf("the library serves the kernel's clocks here, no ordered read (%s)\n", info.why);
 		return 77;
 	}
-	info.version = CYCLOCK_STATE_VERSION;
-	cyclock_get_state(&info);
+	info = state_now();
 	if (strcmp(info.ordered, cyclock_arch_ordered_name(how)) != 0) {
 		printf("CYCLOCK_ORDERED_READ=%s: the CPU orders it (%s), but the library took %s (%s)\n",
 		       want, why, info.ordered, info.ordered_why);

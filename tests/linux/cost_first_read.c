@@ -34,6 +34,7 @@
 
 #include "internal.h"
 #include "kclock.h"
+#include "state.h"
 
 #define MAX_PROCESSES 10000
 #define HANDOVER_LIMIT_NS 100000000ull /* a child gives up waiting after 100 ms */
@@ -207,8 +208,7 @@ int main(int argc, char **argv)
 			cyclock_describe());
 		return 1;
 	}
-	info.version = CYCLOCK_STATE_VERSION;
-	cyclock_get_state(&info);
+	info = state_now();
 	hz = info.hz;
 	if (want_busy)
 		nbusy = start_busy(busy, 64);

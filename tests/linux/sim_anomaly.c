@@ -112,7 +112,7 @@ static void run_event(enum event ev, enum when when)
 	/* Landing after the segment's start (docs/hosted.md): allowed to show. */
 	if (events[ev].jump_ns < 0 && (uint64_t)-events[ev].jump_ns < since_segment_start())
 		tr.allow_back_ns = (uint64_t)-events[ev].jump_ns;
-	anomalies = sim_info().anomalies;
+	anomalies = state_now().anomalies;
 	if (events[ev].stall_ns) {
 		w_counter_stall(true);
 		standing = true;
@@ -142,7 +142,7 @@ static void run_event(enum event ev, enum when when)
 			conv_note(&cv, r[c].err, GOOD_NS);
 		w.t += STRIDE_NS;
 	}
-	struct cyclock_state info = sim_info();
+	struct cyclock_state info = state_now();
 
 	print_message("  %-11s %-24s: anomalies +%" PRIu64 ", %" PRIu64 " spells on the kernel's"
 		      " clock, back within 1 us %.4f s after the counter %s\n",
@@ -221,7 +221,7 @@ static void leap_then_back(void **state)
 		      conv_secs(&cv));
 	if (cv.last_bad > cv.from + RECOVER_NS)
 		fail_msg("still over 1 us %.3f s after the second jump", conv_secs(&cv));
-	assert_true(sim_info().anomalies >= 2);
+	assert_true(state_now().anomalies >= 2);
 }
 
 /*
@@ -258,10 +258,10 @@ static void leap_after_slew(void **state)
 	}
 	print_message("  leap 10 s after a +500 ppm slew: back within 1 us after %.4f s,"
 		      " %" PRIu64 " spells on the kernel's clock, largest error %" PRId64 " ns\n",
-		      conv_secs(&cv), sim_info().kernel_spells, cv.max_abs);
+		      conv_secs(&cv), state_now().kernel_spells, cv.max_abs);
 	if (cv.last_bad > cv.from + RECOVER_NS)
 		fail_msg("still over 1 us %.3f s after the leap (%" PRIu64 " spells)",
-			 conv_secs(&cv), sim_info().kernel_spells);
+			 conv_secs(&cv), state_now().kernel_spells);
 }
 
 int main(void)

@@ -101,7 +101,7 @@ static void measured_frequency_waits_for_a_read(void **state)
 	w.t += 400 * US;
 	read_all_in_order(last, "at the switch", GOOD_NS);
 	assert_int_equal(init_state(), INIT_DONE);
-	assert_int_equal(sim_info().using_counter, CYCLOCK_USING_COUNTER);
+	assert_int_equal(state_now().using_counter, CYCLOCK_USING_COUNTER);
 	calls = w.gettime_calls;
 	for (int i = 0; i < 1000; i++) {
 		w.t += 3 * US;
@@ -113,8 +113,8 @@ static void measured_frequency_waits_for_a_read(void **state)
 		fail_msg("%lu kernel calls for 4000 reads: the counter is not serving",
 			 w.gettime_calls - calls);
 	/* Measured over at least 600 us, not the 500 us a waiting init spins. */
-	if (sim_info().hz_hint < RATE * (1 - 1e-4) || sim_info().hz_hint > RATE * (1 + 1e-4))
-		fail_msg("frequency %.0f Hz, the counter's is %llu", sim_info().hz_hint,
+	if (state_now().hz_hint < RATE * (1 - 1e-4) || state_now().hz_hint > RATE * (1 + 1e-4))
+		fail_msg("frequency %.0f Hz, the counter's is %llu", state_now().hz_hint,
 			 (unsigned long long)RATE);
 }
 
@@ -141,7 +141,7 @@ static void stated_frequency_finishes_at_the_next_read(void **state)
 	assert_int_equal(init_state(), INIT_MEASURING);
 	(void)cyclock_now();
 	assert_int_equal(init_state(), INIT_DONE);
-	assert_int_equal(sim_info().using_counter, CYCLOCK_USING_COUNTER);
+	assert_int_equal(state_now().using_counter, CYCLOCK_USING_COUNTER);
 	/* The second half times the ordered reads: a few hundred counter reads. */
 	if (w.gettime_calls + w.counter_calls > FEW_CALLS + 1000)
 		fail_msg("%lu seam calls: it waited", w.gettime_calls + w.counter_calls);
@@ -159,8 +159,8 @@ static void distrusted_measures_for_local(void **state)
 	w.t += 600 * US;
 	read_all_in_order(last, "distrusted", 0);
 	assert_int_equal(init_state(), INIT_DONE);
-	assert_int_equal(sim_info().using_counter, CYCLOCK_USING_KERNEL);
-	assert_true(sim_info().local_percpu);
+	assert_int_equal(state_now().using_counter, CYCLOCK_USING_KERNEL);
+	assert_true(state_now().local_percpu);
 }
 
 static void distrusted_finishes_at_once(void **state)
@@ -171,7 +171,7 @@ static void distrusted_finishes_at_once(void **state)
 	sim_start(RATE, 0, true, false);
 	cyclock__init_once(DEFER | CYCLOCK__INIT_NO_LOCAL);
 	assert_int_equal(init_state(), INIT_DONE);
-	assert_int_equal(sim_info().using_counter, CYCLOCK_USING_KERNEL);
+	assert_int_equal(state_now().using_counter, CYCLOCK_USING_KERNEL);
 	if (w.gettime_calls + w.counter_calls > FEW_CALLS)
 		fail_msg("%lu seam calls: it measured a frequency it has no use for",
 			 w.gettime_calls + w.counter_calls);

@@ -71,7 +71,7 @@ static void expect_local_percpu(uint64_t *last)
  * which MONOTONIC slews and REALTIME steps (nothing to track: no error). */
 static void expect_kernel_clocks(void)
 {
-	bool percpu = sim_info().local_percpu;
+	bool percpu = state_now().local_percpu;
 	uint64_t last_local = 0;
 
 	for (int i = 0; i < 20000; i++) {
@@ -106,7 +106,7 @@ static void expect_kernel_clocks(void)
 /* The counter is not used, and describe() and the info say @why. */
 static void expect_fallback(const char *why)
 {
-	struct cyclock_state info = sim_info();
+	struct cyclock_state info = state_now();
 	const char *d = cyclock_describe();
 
 	print_message("  describe: %s\n", d);
@@ -133,7 +133,7 @@ static void expect_counter(void)
 			check_bound(r, GOOD_NS, "on the counter");
 		w.t += 100 * US;
 	}
-	assert_int_equal(sim_info().using_counter, CYCLOCK_USING_COUNTER);
+	assert_int_equal(state_now().using_counter, CYCLOCK_USING_COUNTER);
 	assert_true(cyclock_cycles() != 0);
 	assert_non_null(strstr(cyclock_describe(), CYCLOCK_ARCH_COUNTER_NAME));
 }
@@ -201,7 +201,7 @@ static void local_after_a_long_idle(void **state)
 	(void)state;
 	sim_start(RATE, RATE, true, false);
 	expect_fallback("clocksource");
-	assert_true(sim_info().local_percpu);
+	assert_true(state_now().local_percpu);
 	expect_local_percpu(&last);
 	w.t += 2 * 3600 * SEC;
 	expect_local_percpu(&last);

@@ -74,7 +74,7 @@ static uint64_t run_offset_step(enum which c, int64_t delta, unsigned int flags,
 
 	sim_start(3000000000ull, 3000000000ull, true, true);
 	run_quiet(&tr, at);
-	max_interval = sim_info().max_interval_ns;
+	max_interval = state_now().max_interval_ns;
 	if (flags & RESYNC_BEFORE)
 		cyclock_resync();
 	shift_offset(c, delta);
@@ -105,7 +105,7 @@ static uint64_t run_offset_step(enum which c, int64_t delta, unsigned int flags,
 		      (double)delta / 1e9, (double)at / 1e9,
 		      resync ? ", resync after" : flags ? ", resync before" : "",
 		      (double)(shown_t - step_t) / 1e9);
-	assert_int_equal(sim_info().anomalies, 0);
+	assert_int_equal(state_now().anomalies, 0);
 	return shown_t - step_t;
 }
 

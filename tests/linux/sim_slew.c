@@ -123,13 +123,13 @@ static struct watch run_changes(const struct change *ch, int n, uint64_t stride,
 	/* Without adjtimex's word a change beyond 100 us looks like a counter
 	 * gone wrong, and is counted as one: served from the kernel all the same. */
 	if (says || bound <= (int64_t)NTP_BOUND_NS)
-		assert_int_equal(sim_info().anomalies, 0);
+		assert_int_equal(state_now().anomalies, 0);
 	return wt;
 }
 
 static void report(const struct watch *wt, const char *what)
 {
-	struct cyclock_state info = sim_info();
+	struct cyclock_state info = state_now();
 
 	print_message("  %s: largest error %" PRId64 " ns, under 1 us %.3f s after a change,"
 		      " largest step forward %" PRId64 " ns; %" PRIu64 " spells on the kernel's"
@@ -207,7 +207,7 @@ static void ticks(void **state)
 
 		report(&wt, says ? "ticks 9000..11000 with +-500 ppm, adjtimex says"
 				 : "ticks 9000..11000 with +-500 ppm, adjtimex silent");
-		assert_true(sim_info().kernel_spells > 0);
+		assert_true(state_now().kernel_spells > 0);
 	}
 }
 
@@ -255,8 +255,8 @@ static void pause_across_a_slower_tick(void **state)
 				 (int64_t)(x - r.v), (double)(w.t - t0) / 1e6);
 		prev = r;
 	}
-	print_message("  1 s pause, tick 9900: %" PRIu64 " spells\n", sim_info().kernel_spells);
-	assert_true(sim_info().kernel_spells > 0);
+	print_message("  1 s pause, tick 9900: %" PRIu64 " spells\n", state_now().kernel_spells);
+	assert_true(state_now().kernel_spells > 0);
 }
 
 /* Changes at random moments, of random kinds: 30 of them, each held

@@ -46,7 +46,7 @@ static void sparse_reads_serve_the_kernel(void **state)
 	sim_start(RATE, RATE, true, true);
 	w.adj_says = true;
 	read_often(&tr, 100 * MS);
-	resyncs = sim_info().resyncs;
+	resyncs = state_now().resyncs;
 	assert_true(resyncs > 0);
 	adj = w.adj_calls;
 	for (int i = 0; i < 60; i++) {
@@ -61,12 +61,12 @@ static void sparse_reads_serve_the_kernel(void **state)
 				 w.gettime_calls - gettime);
 	}
 	print_message("  60 reads after gaps of 3 ms to 1 s: %" PRIu64 " resyncs, %lu adjtimex\n",
-		      sim_info().resyncs - resyncs, w.adj_calls - adj);
-	assert_int_equal(sim_info().resyncs, resyncs);
+		      state_now().resyncs - resyncs, w.adj_calls - adj);
+	assert_int_equal(state_now().resyncs, resyncs);
 	assert_int_equal(w.adj_calls, adj);
 	/* Reading often again, the library resyncs again. */
 	read_often(&tr, 50 * MS);
-	assert_true(sim_info().resyncs > resyncs);
+	assert_true(state_now().resyncs > resyncs);
 	check_bound(r, GOOD_NS, "reading often again");
 }
 
@@ -83,16 +83,16 @@ static void steady_reads_past_half_a_segment_are_served(void **state)
 	(void)state;
 	sim_start(RATE, RATE, true, true);
 	read_often(&tr, 100 * MS);
-	resyncs = sim_info().resyncs;
-	gap = sim_info().interval_ns + CYCLOCK_MAX_INTERVAL_NS / 4;
+	resyncs = state_now().resyncs;
+	gap = state_now().interval_ns + CYCLOCK_MAX_INTERVAL_NS / 4;
 	for (int i = 0; i < 30; i++) {
 		w.t += gap;
 		sim_read_all(&tr, r);
 		check_bound(r, GOOD_NS, "a steady read after a gap");
 	}
 	print_message("  30 reads every %.2f ms: %" PRIu64 " resyncs\n", (double)gap / MS,
-		      sim_info().resyncs - resyncs);
-	assert_true(sim_info().resyncs - resyncs <= 1);
+		      state_now().resyncs - resyncs);
+	assert_true(state_now().resyncs - resyncs <= 1);
 }
 
 /* The system clock set forward and back between sparse reads: the next

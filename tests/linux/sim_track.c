@@ -76,7 +76,7 @@ static uint64_t next_stride(uint64_t *rng, uint64_t elapsed)
 /* The end-of-run checks: the interval, the resyncs, the frequency. */
 static void check_final_info(uint64_t rate_hz, uint64_t resyncs_at_settle)
 {
-	struct cyclock_state info = sim_info();
+	struct cyclock_state info = state_now();
 	double ppm = (info.hz - (double)rate_hz) / (double)rate_hz * 1e6;
 
 	print_message("  hz %.3f (%+.4f ppm, source %s, hint %.0f), resyncs %" PRIu64
@@ -118,7 +118,7 @@ static void run_tracking(uint64_t rate_hz, uint64_t hint_hz)
 		conv_note(&cv, r[NOW].err, GOOD_NS);
 		check_bound(r, settled ? GOOD_NS : EARLY_BOUND_NS, settled ? "settled" : "settling");
 		if (settled && resyncs_at_settle == UINT64_MAX)
-			resyncs_at_settle = sim_info().resyncs;
+			resyncs_at_settle = state_now().resyncs;
 		for (int c = 0; settled && c < NCLOCKS; c++)
 			if (abs64(r[c].err) > max_settled)
 				max_settled = abs64(r[c].err);
@@ -146,8 +146,8 @@ static void measured_frequency(void **state)
 {
 	(void)state;
 	run_tracking(3000000000ull, 0);
-	assert_non_null(sim_info().hz_source);
-	assert_non_null(strstr(sim_info().hz_source, "measured"));
+	assert_non_null(state_now().hz_source);
+	assert_non_null(strstr(state_now().hz_source, "measured"));
 }
 
 /* An odd rate, measured: nothing may rely on round numbers. */
@@ -194,7 +194,7 @@ static void explicit_resync_keeps_tracking(void **state)
 			cyclock_resync();
 		w.t += 50 * US;
 	}
-	assert_int_equal(sim_info().anomalies, 0);
+	assert_int_equal(state_now().anomalies, 0);
 }
 
 /*
@@ -256,7 +256,7 @@ static bool sparse_case(uint64_t stride, int64_t ppb)
 				worst = abs64(r[c].err);
 		w.t += stride;
 	}
-	info = sim_info();
+	info = state_now();
 	print_message("  reads every %8.1f ms, MONOTONIC %+3d ppm: largest error after 10 s %7" PRId64
 		      " ns, %" PRIu64 " anomalies, interval %" PRIu64 " ns%s\n",
 		      (double)stride / 1e6, (int)(ppb / 1000), worst, info.anomalies,
@@ -303,7 +303,7 @@ static void pause_case(uint64_t idle_ns, int ppm)
 		if (w.t - t0 > 5 * MS)
 			check_bound(r, GOOD_NS, "after the pause");
 	}
-	info = sim_info();
+	info = state_now();
 	print_message("  hint %+d ppm, idle %.1f s: %" PRIu64 " spells, %" PRIu64 " anomalies\n",
 		      ppm, (double)idle_ns / 1e9, info.kernel_spells, info.anomalies);
 	assert_int_equal(info.kernel_spells, 0);

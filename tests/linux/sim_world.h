@@ -32,6 +32,7 @@
 #include "cyclock.h"
 #include "cyclock/timeline.h"
 #include "kclock.h"
+#include "state.h"
 
 #define NS 1ull
 #define US 1000ull
@@ -263,16 +264,6 @@ static inline void sim_start(uint64_t rate_hz, uint64_t hint_hz, bool invariant,
 
 	w_reset(rate_hz);
 	cyclock__sim_reset(&cfg);
-}
-
-static inline struct cyclock_state sim_info(void)
-{
-	struct cyclock_state info;
-
-	memset(&info, 0, sizeof(info));
-	info.version = CYCLOCK_STATE_VERSION;
-	cyclock_get_state(&info);
-	return info;
 }
 
 /* The clocks under test, each with the kernel clock it follows. */

@@ -25,19 +25,10 @@
 #include "cyclock.h"
 #include "cyclock/timeline.h"
 #include "agree.h"
+#include "state.h"
 
 #define MONO_READS 1000000 /* per clock in the monotonic test */
 #define AGREE_TRIALS 1000  /* bracketed readings per clock */
-
-static struct cyclock_state info_now(void)
-{
-	struct cyclock_state info;
-
-	memset(&info, 0, sizeof(info));
-	info.version = CYCLOCK_STATE_VERSION;
-	cyclock_get_state(&info);
-	return info;
-}
 
 static void sleep_ns(uint64_t ns)
 {
@@ -95,7 +86,7 @@ static void init_uses_the_counter(void **state)
 
 	(void)state;
 	r = cyclock_init(0);
-	info = info_now();
+	info = state_now();
 	if (!CYCLOCK_ARCH_HAS_COUNTER && r != CYCLOCK_USING_KERNEL)
 		fail_msg("cyclock_init(0) = %d with no counter on this architecture", r);
 	if (CYCLOCK_ARCH_HAS_COUNTER && env == NULL && r != CYCLOCK_USING_COUNTER)
@@ -106,7 +97,7 @@ static void init_uses_the_counter(void **state)
 	/* Later calls only return the first result, whatever their flags. */
 	assert_int_equal(cyclock_init(0), r);
 	assert_int_equal(cyclock_init(CYCLOCK_INIT_KERNEL), r);
-	assert_int_equal(info_now().using_counter, r);
+	assert_int_equal(state_now().using_counter, r);
 }
 
 /* Waits up to 1 s for the ticker's stored value to differ from @old. */
@@ -125,7 +116,7 @@ static uint64_t ticker_value_after(uint64_t old)
  * one ticker, however often it is asked for. */
 static void init_coarse_flag_starts_one_ticker(void **state)
 {
-	int before, after, i, r = info_now().using_counter;
+	int before, after, i, r = state_now().using_counter;
 	uint64_t v1, v2;
 
 	(void)state;
@@ -233,7 +224,7 @@ static void cycles_convert_to_now(void **state)
 	int i;
 
 	(void)state;
-	if (!info_now().using_counter) {
+	if (!state_now().using_counter) {
 		assert_true(cyclock_cycles() == 0);
 		return;
 	}
@@ -354,7 +345,7 @@ static void describe_is_per_thread(void **state)
 
 static void describe_and_info_say_what_is_used(void **state)
 {
-	struct cyclock_state info = info_now();
+	struct cyclock_state info = state_now();
 	const char *s = cyclock_describe();
 	double lo, hi;
 
@@ -385,7 +376,7 @@ static void describe_and_info_say_what_is_used(void **state)
  * or away from the kernel's clocks. */
 static void resync_keeps_now_monotonic_and_agreeing(void **state)
 {
-	struct cyclock_state before = info_now();
+	struct cyclock_state before = state_now();
 	uint64_t prev = cyclock_now(), t;
 	int n, i, j;
 	const struct kclock_case *c = kclock_cases(&n);
@@ -406,7 +397,7 @@ static void resync_keeps_now_monotonic_and_agreeing(void **state)
 					 c[j].name, (long long)miss);
 		}
 	}
-	if (before.using_counter && info_now().resyncs <= before.resyncs)
+	if (before.using_counter && state_now().resyncs <= before.resyncs)
 		fail_msg("1000 cyclock_resync() calls left info.resyncs at %llu",
 			 (unsigned long long)before.resyncs);
 }

@@ -45,6 +45,7 @@
 #include "internal.h"
 #include "child.h"
 #include "agree.h"
+#include "state.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define NO_THREADS_TSAN 1
@@ -278,8 +279,7 @@ static void child_init_without_threads(void)
 	r = cyclock_init(0);
 	tried = atomic_load(&creates) - n0;
 	d = cyclock_describe();
-	info.version = CYCLOCK_STATE_VERSION;
-	cyclock_get_state(&info);
+	info = state_now();
 	printf("cyclock_init(0) = %d after %u pthread_create() calls: %s\n", r, tried, d);
 	if (r != CYCLOCK_USING_COUNTER && r != CYCLOCK_USING_KERNEL)
 		child_fail("cyclock_init(0) returned %d", r);

@@ -27,6 +27,7 @@
 #include "cyclock/timeline.h"
 #include "child.h"
 #include "agree.h"
+#include "state.h"
 
 #define CHILD_FAILED 2
 #define RACERS 4 /* threads whose reads are the process's first */
@@ -36,12 +37,9 @@ extern char **environ;
 /* The one-line description names the source in use; kernel mode says why. */
 static void child_check_describe(int r)
 {
-	struct cyclock_state info;
+	struct cyclock_state info = state_now();
 	const char *s = cyclock_describe();
 
-	memset(&info, 0, sizeof(info));
-	info.version = CYCLOCK_STATE_VERSION;
-	cyclock_get_state(&info);
 	if (info.using_counter != r)
 		child_fail("cyclock_init() said %d, info.using_counter %d", r, info.using_counter);
 	if (s == NULL || s[0] == '\0' || strchr(s, '\n') != NULL) {

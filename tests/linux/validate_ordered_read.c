@@ -34,6 +34,7 @@
 #include "cyclock/timeline.h"
 #include "emulated.h"
 #include "kclock.h"
+#include "state.h"
 
 static uint64_t bare_counter(void)
 {
@@ -204,8 +205,7 @@ static bool ordered_as_asked(void)
 
 	if (!want)
 		return true;
-	info.version = CYCLOCK_STATE_VERSION;
-	cyclock_get_state(&info);
+	info = state_now();
 	if (info.using_counter != CYCLOCK_USING_COUNTER || !strncmp(info.ordered, want, strlen(want)))
 		return true;
 	printf("validate_ordered_read: CYCLOCK_ORDERED_READ=%s not taken (%s): skipped\n", want,

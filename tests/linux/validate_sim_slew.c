@@ -29,6 +29,7 @@
 #include "cyclock/timeline.h"
 #include "emulated.h"
 #include "kclock.h"
+#include "state.h"
 
 #define READERS 2
 #define WOBBLE_NS 2500.0    /* amplitude */
@@ -170,8 +171,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < READERS; i++)
 		pthread_join(r[i], NULL);
 	pthread_join(w, NULL);
-	info.version = CYCLOCK_STATE_VERSION;
-	cyclock_get_state(&info);
+	info = state_now();
 	printf("validate_sim_slew: %lu reads, %lu resync calls (%llu resyncs, %llu anomalies), "
 	       "last error %lld ns, %lu errors\n",
 	       atomic_load(&reads), atomic_load(&resyncs),

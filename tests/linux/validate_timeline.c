@@ -26,6 +26,7 @@
 #include "cyclock/timeline.h"
 #include "agree.h"
 #include "emulated.h"
+#include "state.h"
 
 #define READERS 2
 
@@ -113,15 +114,6 @@ static void *writer(void *arg)
 	return NULL;
 }
 
-static struct cyclock_state info_now(void)
-{
-	struct cyclock_state info = { 0 };
-
-	info.version = CYCLOCK_STATE_VERSION;
-	cyclock_get_state(&info);
-	return info;
-}
-
 int main(int argc, char **argv)
 {
 	double seconds = argc > 1 ? atof(argv[1]) : 3.0;
@@ -134,7 +126,7 @@ int main(int argc, char **argv)
 		return 77;
 	if (cyclock_init(0) < 0)
 		return 1;
-	before = info_now();
+	before = state_now();
 	pthread_create(&t[0], NULL, writer, NULL);
 	for (i = 1; i <= READERS; i++)
 		pthread_create(&t[i], NULL, reader, NULL);
@@ -142,7 +134,7 @@ int main(int argc, char **argv)
 	atomic_store(&stop, true);
 	for (i = 0; i <= READERS; i++)
 		pthread_join(t[i], NULL);
-	after = info_now();
+	after = state_now();
 	printf("validate_timeline: %s\n", cyclock_describe());
 	printf("validate_timeline: %lu reads, %lu bracket checks, %lu resync calls (%llu resyncs, "
 	       "%llu anomalies), %lu errors\n",

@@ -34,6 +34,7 @@
 #include "cyclock/timeline.h"
 #include "agree.h"
 #include "child.h"
+#include "state.h"
 #include "tsan_fork.h" /* the child restarts the ticker after fork() */
 
 #define MIN_FORKS 50
@@ -67,13 +68,10 @@ static void child_check_clocks(void)
  * parent halfway. */
 static void child_check_resync(void)
 {
-	struct cyclock_state before = { 0 }, after = { 0 };
+	struct cyclock_state before = state_now(), after;
 
-	before.version = CYCLOCK_STATE_VERSION;
-	cyclock_get_state(&before);
 	cyclock_resync();
-	after.version = CYCLOCK_STATE_VERSION;
-	cyclock_get_state(&after);
+	after = state_now();
 	if (before.using_counter && after.resyncs <= before.resyncs)
 		child_fail("cyclock_resync() published nothing (resyncs %llu, then %llu)",
 			   (unsigned long long)before.resyncs, (unsigned long long)after.resyncs);
