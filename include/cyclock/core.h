@@ -384,7 +384,7 @@ CYCLOCK_API bool cyclock_percpu_is_stable(const struct cyclock_percpu *pc) CYCLO
 
 #include "latch.h"
 
-#ifndef __cplusplus
+#if CYCLOCK_HAS_ATOMICS
 /*
  * Counts since the epoch.  A counter value a little behind the epoch (read
  * on a CPU whose counter lags the one that updated) gives a delta of more
@@ -423,15 +423,15 @@ static inline uint64_t cyclock_read_inline(const struct cyclock *clk)
 		seq = cyclock__latch_begin(&clk->seq);
 		rd = &clk->read_data[seq & 1];
 		rm = &clk->read_mostly[seq & 1];
-		read = atomic_load_explicit(&rm->read, memory_order_relaxed);
+		read = cyclock_atomic_load(&rm->read, CYCLOCK_RELAXED);
 		ns = cyclock__load64(&rd->epoch_ns);
 		if (cyclock_unlikely(!read))
 			continue;
-		delta = cyclock__delta(read(atomic_load_explicit(&rm->src, memory_order_relaxed)),
+		delta = cyclock__delta(read(cyclock_atomic_load(&rm->src, CYCLOCK_RELAXED)),
 				       cyclock__load64(&rd->epoch_cyc), cyclock__load64(&rm->mask));
-		ns += cyclock__scale(delta, atomic_load_explicit(&rm->mult, memory_order_relaxed),
+		ns += cyclock__scale(delta, cyclock_atomic_load(&rm->mult, CYCLOCK_RELAXED),
 				     cyclock__load64(&rd->epoch_frac),
-				     atomic_load_explicit(&rm->shift, memory_order_relaxed), NULL);
+				     cyclock_atomic_load(&rm->shift, CYCLOCK_RELAXED), NULL);
 	} while (cyclock__latch_retry(&clk->seq, seq));
 	return ns;
 }
@@ -448,6 +448,6 @@ static inline void cyclock__percpu_load_tick(const struct cyclock_percpu_slot *s
 		*gtod = cyclock__load64(&slot->tick[seq & 1].gtod);
 	} while (cyclock__latch_retry(&slot->seq, seq));
 }
-#endif /* !__cplusplus */
+#endif /* CYCLOCK_HAS_ATOMICS */
 
 #endif /* CYCLOCK_CORE_H */

@@ -3,10 +3,13 @@
  * The seam between the cyclock engine and the world around it.
  *
  * Everything the engine takes from its surroundings is here: fixed-width
- * integers, atomics, the cache-line size, alignment and a pause hint.
- * Firmware with an unusual toolchain may supply its own file instead by
- * defining CYCLOCK_DEPS_HEADER to its name; it must define every macro
- * below.  The engine includes nothing else.
+ * integers, the cache-line size, alignment and a pause hint; and, through
+ * their own seam (cyclock/atomic.h, included last whatever this file is),
+ * atomics: shared fields are C11 atomics so that ThreadSanitizer and the
+ * model checker can follow every access.  Firmware with an unusual
+ * toolchain may supply its own file instead by defining
+ * CYCLOCK_DEPS_HEADER to its name; it must define every macro below.  The
+ * engine includes nothing else.
  */
 #ifndef CYCLOCK_DEPS_H
 #define CYCLOCK_DEPS_H
@@ -28,17 +31,9 @@
 #define CYCLOCK_CACHELINE 64
 #endif
 
-/*
- * Shared fields are C11 atomics so that ThreadSanitizer can follow every
- * access.  C++ callers see the same layout through plain types: they only
- * ever pass pointers to the library, which does all the accesses in C.
- */
 #ifdef __cplusplus
-#define CYCLOCK_ATOMIC(type) type
 #define CYCLOCK_ALIGNAS(n) alignas(n)
 #else
-#include <stdatomic.h>
-#define CYCLOCK_ATOMIC(type) _Atomic(type)
 #define CYCLOCK_ALIGNAS(n) _Alignas(n)
 #endif
 
@@ -71,4 +66,7 @@
 #define cyclock_unlikely(x) __builtin_expect(!!(x), 0)
 
 #endif /* CYCLOCK_DEPS_HEADER */
+
+#include "atomic.h"
+
 #endif /* CYCLOCK_DEPS_H */

@@ -15,12 +15,13 @@
  * Writers exclude each other with a flag that is tried, never waited for
  * by a reader.
  *
- * Included by core.h in C only: C++ callers use the compiled functions.
+ * Included by core.h where the atomics seam gives atomics (C, and the
+ * model checker's C++): plain C++ callers use the compiled functions.
  */
 #ifndef CYCLOCK_LATCH_H
 #define CYCLOCK_LATCH_H
 
-#ifndef __cplusplus
+#if CYCLOCK_HAS_ATOMICS
 
 #include "core.h"
 
@@ -28,29 +29,29 @@
 static inline uint64_t cyclock__load64(const struct cyclock_u64 *p)
 {
 #if CYCLOCK_U64_IS_SPLIT
-	uint64_t lo = atomic_load_explicit(&p->lo, memory_order_relaxed);
-	uint64_t hi = atomic_load_explicit(&p->hi, memory_order_relaxed);
+	uint64_t lo = cyclock_atomic_load(&p->lo, CYCLOCK_RELAXED);
+	uint64_t hi = cyclock_atomic_load(&p->hi, CYCLOCK_RELAXED);
 
 	return hi << 32 | lo;
 #else
-	return atomic_load_explicit(&p->v, memory_order_relaxed);
+	return cyclock_atomic_load(&p->v, CYCLOCK_RELAXED);
 #endif
 }
 
 static inline void cyclock__store64(struct cyclock_u64 *p, uint64_t v)
 {
 #if CYCLOCK_U64_IS_SPLIT
-	atomic_store_explicit(&p->lo, (uint32_t)v, memory_order_relaxed);
-	atomic_store_explicit(&p->hi, (uint32_t)(v >> 32), memory_order_relaxed);
+	cyclock_atomic_store(&p->lo, (uint32_t)v, CYCLOCK_RELAXED);
+	cyclock_atomic_store(&p->hi, (uint32_t)(v >> 32), CYCLOCK_RELAXED);
 #else
-	atomic_store_explicit(&p->v, v, memory_order_relaxed);
+	cyclock_atomic_store(&p->v, v, CYCLOCK_RELAXED);
 #endif
 }
 
 /* Start a latch read: the acquire pairs with the writer's release stores of seq. */
 static inline uint32_t cyclock__latch_begin(const CYCLOCK_ATOMIC(uint32_t) *seq)
 {
-	return atomic_load_explicit(seq, memory_order_acquire);
+	return cyclock_atomic_load(seq, CYCLOCK_ACQUIRE);
 }
 
 /*
@@ -61,8 +62,8 @@ static inline uint32_t cyclock__latch_begin(const CYCLOCK_ATOMIC(uint32_t) *seq)
  */
 static inline bool cyclock__latch_retry(const CYCLOCK_ATOMIC(uint32_t) *seq, uint32_t start)
 {
-	atomic_thread_fence(memory_order_acquire);
-	return atomic_load_explicit(seq, memory_order_relaxed) != start;
+	cyclock_atomic_fence(CYCLOCK_ACQUIRE);
+	return cyclock_atomic_load(seq, CYCLOCK_RELAXED) != start;
 }
 
 /*
@@ -72,13 +73,13 @@ static inline bool cyclock__latch_retry(const CYCLOCK_ATOMIC(uint32_t) *seq, uin
  */
 static inline void cyclock__latch_bump(CYCLOCK_ATOMIC(uint32_t) *seq)
 {
-	uint32_t s = atomic_load_explicit(seq, memory_order_relaxed);
+	uint32_t s = cyclock_atomic_load(seq, CYCLOCK_RELAXED);
 
 	/* Release: the previous copy's stores are visible before the bump. */
-	atomic_store_explicit(seq, s + 1, memory_order_release);
+	cyclock_atomic_store(seq, s + 1, CYCLOCK_RELEASE);
 	/* Pairs with cyclock__latch_retry()'s acquire fence: the stores that
 	 * follow are not seen by a reader that does not also see the bump. */
-	atomic_thread_fence(memory_order_release);
+	cyclock_atomic_fence(CYCLOCK_RELEASE);
 }
 
 /* A writer flag that is tried, never waited for, so a signal handler that
@@ -89,8 +90,8 @@ static inline bool cyclock__writer_trylock(CYCLOCK_ATOMIC(uint32_t) *writer)
 
 	/* Acquire pairs with cyclock__writer_unlock()'s release: the new
 	 * writer sees everything the previous one wrote. */
-	return atomic_compare_exchange_strong_explicit(writer, &free_, 1, memory_order_acquire,
-						       memory_order_relaxed);
+	return cyclock_atomic_cas(writer, &free_, 1, CYCLOCK_ACQUIRE,
+						       CYCLOCK_RELAXED);
 }
 
 static inline void cyclock__writer_lock(CYCLOCK_ATOMIC(uint32_t) *writer)
@@ -101,8 +102,8 @@ static inline void cyclock__writer_lock(CYCLOCK_ATOMIC(uint32_t) *writer)
 
 static inline void cyclock__writer_unlock(CYCLOCK_ATOMIC(uint32_t) *writer)
 {
-	atomic_store_explicit(writer, 0, memory_order_release);
+	cyclock_atomic_store(writer, 0, CYCLOCK_RELEASE);
 }
 
-#endif /* !__cplusplus */
+#endif /* CYCLOCK_HAS_ATOMICS */
 #endif /* CYCLOCK_LATCH_H */

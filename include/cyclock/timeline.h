@@ -127,7 +127,7 @@ CYCLOCK_API extern struct cyclock__coarse cyclock__coarse;
 CYCLOCK_API uint64_t cyclock__slow(unsigned int kind, uint64_t word, uint64_t cyc) CYCLOCK_NOEXCEPT;
 CYCLOCK_API uint64_t cyclock__coarse_slow(void) CYCLOCK_NOEXCEPT;
 
-#ifndef __cplusplus
+#if CYCLOCK_HAS_ATOMICS
 
 /* The readers below are the clocks' whole fast path: inlined into each
  * clock, where @kind is a constant and its branches fold away (left to
@@ -142,13 +142,13 @@ CYCLOCK_API uint64_t cyclock__coarse_slow(void) CYCLOCK_NOEXCEPT;
  * reader need not read again for that. */
 CYCLOCK__READER uint64_t cyclock__tl_begin(const struct cyclock__timeline *tl)
 {
-	return atomic_load_explicit(&tl->seq, memory_order_acquire);
+	return cyclock_atomic_load(&tl->seq, CYCLOCK_ACQUIRE);
 }
 
 CYCLOCK__READER bool cyclock__tl_retry(const struct cyclock__timeline *tl, uint64_t word)
 {
-	atomic_thread_fence(memory_order_acquire);
-	return CYCLOCK__SEQ(atomic_load_explicit(&tl->seq, memory_order_relaxed)) !=
+	cyclock_atomic_fence(CYCLOCK_ACQUIRE);
+	return CYCLOCK__SEQ(cyclock_atomic_load(&tl->seq, CYCLOCK_RELAXED)) !=
 	       CYCLOCK__SEQ(word);
 }
 
@@ -156,7 +156,7 @@ CYCLOCK__READER bool cyclock__tl_retry(const struct cyclock__timeline *tl, uint6
  * sequence's line, the same at every call. */
 CYCLOCK__READER uint64_t cyclock__counter_ordered(const struct cyclock__timeline *tl)
 {
-	return cyclock_arch_counter_ordered_how(atomic_load_explicit(&tl->how, memory_order_relaxed));
+	return cyclock_arch_counter_ordered_how(cyclock_atomic_load(&tl->how, CYCLOCK_RELAXED));
 }
 
 /*
@@ -183,7 +183,7 @@ CYCLOCK__READER bool cyclock__read_parts(struct cyclock__timeline *tl, unsigned 
 
 	do {
 		word = cyclock__tl_begin(tl);
-		how = atomic_load_explicit(&tl->how, memory_order_relaxed);
+		how = cyclock_atomic_load(&tl->how, CYCLOCK_RELAXED);
 		if (cyclock_unlikely(how == CYCLOCK__HOW_KERNEL)) {
 			*base = word;
 			*since = 0;
@@ -193,8 +193,8 @@ CYCLOCK__READER bool cyclock__read_parts(struct cyclock__timeline *tl, unsigned 
 		cyc = (kind & CYCLOCK__ORDERED) ? cyclock_arch_counter_ordered_how(how)
 						: cyclock_arch_counter();
 		delta = cyc - cyclock__load64(&s->epoch_cyc);
-		if (cyclock_unlikely(delta >= atomic_load_explicit(&s->horizon_cyc,
-								   memory_order_relaxed))) {
+		if (cyclock_unlikely(delta >= cyclock_atomic_load(&s->horizon_cyc,
+								   CYCLOCK_RELAXED))) {
 			*base = word;
 			*since = cyc;
 			return false;
@@ -204,9 +204,9 @@ CYCLOCK__READER bool cyclock__read_parts(struct cyclock__timeline *tl, unsigned 
 			*base += cyclock__load64(&s->off_real);
 		if (kind & CYCLOCK__BOOT)
 			*base += cyclock__load64(&s->off_boot);
-		*since = (cyc * atomic_load_explicit(&s->mult, memory_order_relaxed) +
+		*since = (cyc * cyclock_atomic_load(&s->mult, CYCLOCK_RELAXED) +
 			  cyclock__load64(&s->epoch_k)) >>
-			 atomic_load_explicit(&tl->shift, memory_order_relaxed);
+			 cyclock_atomic_load(&tl->shift, CYCLOCK_RELAXED);
 	} while (cyclock__tl_retry(tl, word));
 	return true;
 }
@@ -223,12 +223,12 @@ CYCLOCK__READER uint64_t cyclock__read(struct cyclock__timeline *tl, unsigned in
 
 static inline uint64_t cyclock__coarse_read(void)
 {
-	uint64_t ns = atomic_load_explicit(&cyclock__coarse.ns, memory_order_relaxed);
+	uint64_t ns = cyclock_atomic_load(&cyclock__coarse.ns, CYCLOCK_RELAXED);
 
 	return cyclock_likely(ns) ? ns : cyclock__coarse_slow();
 }
 
-#endif /* !__cplusplus */
+#endif /* CYCLOCK_HAS_ATOMICS */
 
 #ifdef __cplusplus
 }

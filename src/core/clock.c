@@ -15,20 +15,20 @@
  * 4, read_data[0] at 8..31, read_data[1] at 32..55.  Line 1: read_mostly[2].
  * Line 2: cold.
  */
-_Static_assert(offsetof(struct cyclock, seq) / CYCLOCK_CACHELINE ==
+CYCLOCK_LAYOUT_ASSERT(offsetof(struct cyclock, seq) / CYCLOCK_CACHELINE ==
 		       offsetof(struct cyclock, read_data[0]) / CYCLOCK_CACHELINE,
 	       "seq and read_data[0] share a line");
-_Static_assert(sizeof(struct cyclock_read_data) == 24, "read_data is three u64");
-_Static_assert(offsetof(struct cyclock, read_data[1]) + sizeof(struct cyclock_read_data) <=
+CYCLOCK_LAYOUT_ASSERT(sizeof(struct cyclock_read_data) == 24, "read_data is three u64");
+CYCLOCK_LAYOUT_ASSERT(offsetof(struct cyclock, read_data[1]) + sizeof(struct cyclock_read_data) <=
 		       CYCLOCK_CACHELINE,
 	       "both epochs fit the hot line");
-_Static_assert(offsetof(struct cyclock, read_mostly) == CYCLOCK_CACHELINE,
+CYCLOCK_LAYOUT_ASSERT(offsetof(struct cyclock, read_mostly) == CYCLOCK_CACHELINE,
 	       "read-mostly fields start the second line");
-_Static_assert(sizeof(((struct cyclock *)0)->read_mostly) <= CYCLOCK_CACHELINE,
+CYCLOCK_LAYOUT_ASSERT(sizeof(((struct cyclock *)0)->read_mostly) <= CYCLOCK_CACHELINE,
 	       "both read-mostly copies fit one line");
-_Static_assert(offsetof(struct cyclock, cold) == 2 * CYCLOCK_CACHELINE,
+CYCLOCK_LAYOUT_ASSERT(offsetof(struct cyclock, cold) == 2 * CYCLOCK_CACHELINE,
 	       "cold fields come after, on their own line");
-_Static_assert(_Alignof(struct cyclock) == CYCLOCK_CACHELINE, "the clock is line-aligned");
+CYCLOCK_LAYOUT_ASSERT(_Alignof(struct cyclock) == CYCLOCK_CACHELINE, "the clock is line-aligned");
 
 /*
  * How a latch copy reads and converts: its read-mostly part.  read == NULL
@@ -55,11 +55,11 @@ static void write_copy(struct cyclock *clk, unsigned int i, uint64_t epoch_ns, u
 	cyclock__store64(&rd->epoch_frac, epoch_frac);
 	if (!r)
 		return;
-	atomic_store_explicit(&rm->read, r->read, memory_order_relaxed);
-	atomic_store_explicit(&rm->src, r->src, memory_order_relaxed);
+	cyclock_atomic_store(&rm->read, r->read, CYCLOCK_RELAXED);
+	cyclock_atomic_store(&rm->src, r->src, CYCLOCK_RELAXED);
 	cyclock__store64(&rm->mask, r->mask);
-	atomic_store_explicit(&rm->mult, r->mult, memory_order_relaxed);
-	atomic_store_explicit(&rm->shift, r->shift, memory_order_relaxed);
+	cyclock_atomic_store(&rm->mult, r->mult, CYCLOCK_RELAXED);
+	cyclock_atomic_store(&rm->shift, r->shift, CYCLOCK_RELAXED);
 }
 
 /*
@@ -168,7 +168,7 @@ void cyclock_update(struct cyclock *clk)
 		return; /* that writer is updating the epoch */
 	if (clk->cold.src && !clk->cold.suspended) {
 		/* Only writers change seq, and we are the writer: no retry. */
-		rd = &clk->read_data[atomic_load_explicit(&clk->seq, memory_order_relaxed) & 1];
+		rd = &clk->read_data[cyclock_atomic_load(&clk->seq, CYCLOCK_RELAXED) & 1];
 		epoch_cyc = cyclock__load64(&rd->epoch_cyc);
 		delta = cyclock__delta(clk->cold.src->read(clk->cold.src), epoch_cyc,
 				       clk->cold.mask);

@@ -57,7 +57,7 @@ bool cyclock_percpu_is_stable(const struct cyclock_percpu *pc)
 
 #else
 
-_Static_assert(sizeof(struct cyclock_percpu_slot) == CYCLOCK_CACHELINE,
+CYCLOCK_LAYOUT_ASSERT(sizeof(struct cyclock_percpu_slot) == CYCLOCK_CACHELINE,
 	       "a CPU's slot is one line: seq 0..3, writer 4..7, tick[2] 8..39, clock 40..47");
 
 static struct cyclock_percpu_slot *slot_of(struct cyclock_percpu *pc, unsigned int cpu)
@@ -87,11 +87,11 @@ static void store_tick(struct cyclock_percpu_slot *slot, uint64_t raw, uint64_t 
  */
 static uint64_t advance_to(struct cyclock_percpu_slot *slot, uint64_t val)
 {
-	uint64_t old = atomic_load_explicit(&slot->clock, memory_order_relaxed);
+	uint64_t old = cyclock_atomic_load(&slot->clock, CYCLOCK_RELAXED);
 
-	while (old < val && !atomic_compare_exchange_weak_explicit(
-				    &slot->clock, &old, val, memory_order_relaxed,
-				    memory_order_relaxed))
+	while (old < val && !cyclock_atomic_cas_weak(
+				    &slot->clock, &old, val, CYCLOCK_RELAXED,
+				    CYCLOCK_RELAXED))
 		;
 	return max_u64(old, val);
 }
@@ -130,8 +130,8 @@ static uint64_t read_unstable(struct cyclock_percpu *pc, unsigned int cpu)
 	delta = cyclock_read_inline(pc->raw) - tick_raw;
 	if ((int64_t)delta < 0) /* a raw clock behind its own tick */
 		delta = 0;
-	gtod = tick_gtod + atomic_load_explicit(&pc->gtod_offset, memory_order_relaxed);
-	old = atomic_load_explicit(&slot->clock, memory_order_relaxed);
+	gtod = tick_gtod + cyclock_atomic_load(&pc->gtod_offset, CYCLOCK_RELAXED);
+	old = cyclock_atomic_load(&slot->clock, CYCLOCK_RELAXED);
 	do {
 		uint64_t lo = max_u64(gtod, old), hi = max_u64(old, gtod + pc->tick_ns);
 
@@ -139,8 +139,8 @@ static uint64_t read_unstable(struct cyclock_percpu *pc, unsigned int cpu)
 		val = val < lo ? lo : val > hi ? hi : val;
 		if (val == old)
 			return val; /* clamped to the last value: nothing to publish */
-	} while (!atomic_compare_exchange_weak_explicit(&slot->clock, &old, val,
-							memory_order_relaxed, memory_order_relaxed));
+	} while (!cyclock_atomic_cas_weak(&slot->clock, &old, val,
+							CYCLOCK_RELAXED, CYCLOCK_RELAXED));
 	return val;
 }
 
@@ -153,16 +153,16 @@ int cyclock_percpu_init(struct cyclock_percpu *pc, const struct cyclock *raw,
 	pc->slot = slots;
 	pc->nr_cpus = nr_cpus;
 	pc->tick_ns = tick_ns;
-	atomic_init(&pc->gtod_offset, 0);
-	atomic_init(&pc->switching, 0);
+	cyclock_atomic_init(&pc->gtod_offset, 0);
+	cyclock_atomic_init(&pc->switching, 0);
 	for (unsigned int i = 0; i < nr_cpus; i++) {
-		atomic_init(&slots[i].seq, 0);
-		atomic_init(&slots[i].writer, 0);
+		cyclock_atomic_init(&slots[i].seq, 0);
+		cyclock_atomic_init(&slots[i].writer, 0);
 		store_tick(&slots[i], 0, 0);
-		atomic_init(&slots[i].clock, 0);
+		cyclock_atomic_init(&slots[i].clock, 0);
 	}
 	/* Release: a reader that finds the function finds the rest set up. */
-	atomic_store_explicit(&pc->read, read_stable, memory_order_release);
+	cyclock_atomic_store(&pc->read, read_stable, CYCLOCK_RELEASE);
 	return 0;
 }
 
@@ -170,7 +170,7 @@ int cyclock_percpu_init(struct cyclock_percpu *pc, const struct cyclock *raw,
 static cyclock_percpu_fn mode_of(const struct cyclock_percpu *pc)
 {
 	/* Acquire pairs with the release stores of init and set_unstable. */
-	return atomic_load_explicit(&pc->read, memory_order_acquire);
+	return cyclock_atomic_load(&pc->read, CYCLOCK_ACQUIRE);
 }
 
 uint64_t cyclock_percpu_read(struct cyclock_percpu *pc, unsigned int cpu)
@@ -223,7 +223,7 @@ int cyclock_percpu_set_unstable(struct cyclock_percpu *pc, unsigned int cpu, uin
 	if (mode_of(pc) == read_stable) {
 		/* From here the reference plus gtod_offset is the stable clock. */
 		now = cyclock_read_inline(pc->raw);
-		atomic_store_explicit(&pc->gtod_offset, now - gtod_ns, memory_order_relaxed);
+		cyclock_atomic_store(&pc->gtod_offset, now - gtod_ns, CYCLOCK_RELAXED);
 		/* As the kernel does, every CPU starts from this CPU's stamp;
 		 * their own next ticks correct it. */
 		for (unsigned int i = 0; i < pc->nr_cpus; i++) {
@@ -232,14 +232,14 @@ int cyclock_percpu_set_unstable(struct cyclock_percpu *pc, unsigned int cpu, uin
 			cyclock__writer_unlock(&pc->slot[i].writer);
 			advance_to(&pc->slot[i], now);
 		}
-		atomic_store_explicit(&pc->read, read_unstable, memory_order_release);
+		cyclock_atomic_store(&pc->read, read_unstable, CYCLOCK_RELEASE);
 		/* A reader that found the stable mode before that store returned
 		 * the raw clock as late as now, after the stamp above: no CPU's
 		 * clock may start below what it returned (a later tick whose
 		 * reference lags its raw read would otherwise pull it back).  A
 		 * reader later still sees the store (read_stable()); the fence
 		 * keeps this read of the raw clock after it. */
-		atomic_thread_fence(memory_order_seq_cst);
+		cyclock_atomic_fence(CYCLOCK_SEQ_CST);
 		now = cyclock_read_inline(pc->raw);
 		for (unsigned int i = 0; i < pc->nr_cpus; i++)
 			advance_to(&pc->slot[i], now);

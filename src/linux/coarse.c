@@ -42,9 +42,10 @@ static uint64_t period_ns = 1000 * NSEC_PER_USEC;
  * ticker's state after it. */
 static uint64_t coarse_raise(uint64_t ns)
 {
-	uint64_t old = atomic_load_explicit(&cyclock__coarse.ns, memory_order_relaxed);
+	uint64_t old = cyclock_atomic_load(&cyclock__coarse.ns, CYCLOCK_RELAXED);
 
-	while (old < ns && !atomic_compare_exchange_weak(&cyclock__coarse.ns, &old, ns))
+	while (old < ns && !cyclock_atomic_cas_weak(&cyclock__coarse.ns, &old, ns, CYCLOCK_SEQ_CST,
+						    CYCLOCK_SEQ_CST))
 		;
 	return old > ns ? old : ns;
 }
@@ -109,14 +110,15 @@ bool cyclock__coarse_start(void)
 	pthread_t t;
 	uint32_t none = TICKER_NONE;
 
-	if (!atomic_compare_exchange_strong(&ticker_state, &none, TICKER_RUNNING))
+	if (!cyclock_atomic_cas(&ticker_state, &none, TICKER_RUNNING, CYCLOCK_SEQ_CST,
+				CYCLOCK_SEQ_CST))
 		return none == TICKER_RUNNING;
 	read_period();
 	if (cyclock__thread_start(&t, true, ticker, NULL)) {
-		atomic_store(&ticker_state, TICKER_FAILED);
+		cyclock_atomic_store(&ticker_state, TICKER_FAILED, CYCLOCK_SEQ_CST);
 		/* Back to the kernel's coarse clock, which a reader meanwhile
 		 * may have stored: it never reads less than that reader. */
-		atomic_store(&cyclock__coarse.ns, 0);
+		cyclock_atomic_store(&cyclock__coarse.ns, 0, CYCLOCK_SEQ_CST);
 		return false;
 	}
 	/* A name for ps -L and top; a thread that never exits keeps @t valid. */
@@ -130,11 +132,11 @@ bool cyclock__coarse_start(void)
  * acquire: a reader that sees the cap sees the segment that set it. */
 uint64_t cyclock__coarse_below(uint64_t ns)
 {
-	uint64_t b = atomic_load_explicit(&cyclock__coarse.below, memory_order_relaxed);
+	uint64_t b = cyclock_atomic_load(&cyclock__coarse.below, CYCLOCK_RELAXED);
 
-	while (b < ns && !atomic_compare_exchange_weak_explicit(&cyclock__coarse.below, &b, ns,
-								memory_order_release,
-								memory_order_relaxed))
+	while (b < ns && !cyclock_atomic_cas_weak(&cyclock__coarse.below, &b, ns,
+								CYCLOCK_RELEASE,
+								CYCLOCK_RELAXED))
 		;
 	return b > ns ? b : ns;
 }
@@ -145,8 +147,8 @@ static uint64_t past_cap(uint64_t k)
 {
 	uint64_t b;
 
-	if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) == INIT_DONE &&
-	    !cyclock__setup.using_counter)
+	if (cyclock_atomic_load(&cyclock__host.state, CYCLOCK_ACQUIRE) == INIT_DONE &&
+	    !cyclock_atomic_load(&cyclock__setup.using_counter, CYCLOCK_SEQ_CST))
 		return k; /* every clock is the kernel's: below CLOCK_MONOTONIC */
 	/* Every later cyclock_now() is at least this one, which is the
 	 * kernel's clock or a little off it: past its coarse clock. */
@@ -167,21 +169,21 @@ uint64_t cyclock__coarse_slow(void)
 {
 	uint64_t ns = cyclock__kernel_ns(CLOCK_MONOTONIC_COARSE);
 
-	if (cyclock_unlikely(ns > atomic_load_explicit(&cyclock__coarse.below,
-							memory_order_acquire)))
+	if (cyclock_unlikely(ns > cyclock_atomic_load(&cyclock__coarse.below,
+							CYCLOCK_ACQUIRE)))
 		ns = past_cap(ns);
-	if (cyclock_likely(atomic_load(&ticker_state) != TICKER_RUNNING))
+	if (cyclock_likely(cyclock_atomic_load(&ticker_state, CYCLOCK_SEQ_CST) != TICKER_RUNNING))
 		return ns;
 	ns = coarse_raise(ns);
-	if (atomic_load(&ticker_state) != TICKER_RUNNING)
-		atomic_store(&cyclock__coarse.ns, 0);
+	if (cyclock_atomic_load(&ticker_state, CYCLOCK_SEQ_CST) != TICKER_RUNNING)
+		cyclock_atomic_store(&cyclock__coarse.ns, 0, CYCLOCK_SEQ_CST);
 	return ns;
 }
 
 /* In a child of fork(): no ticker runs, and none is started for it. */
 void cyclock__coarse_fork_child(void)
 {
-	atomic_store(&cyclock__coarse.ns, 0);
-	if (atomic_load(&ticker_state) == TICKER_RUNNING)
-		atomic_store(&ticker_state, TICKER_FAILED);
+	cyclock_atomic_store(&cyclock__coarse.ns, 0, CYCLOCK_SEQ_CST);
+	if (cyclock_atomic_load(&ticker_state, CYCLOCK_SEQ_CST) == TICKER_RUNNING)
+		cyclock_atomic_store(&ticker_state, TICKER_FAILED, CYCLOCK_SEQ_CST);
 }

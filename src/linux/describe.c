@@ -29,10 +29,10 @@ static void get_state(struct cyclock_state *st)
 
 	for (int i = 0; i < 1000 && !(locked = cyclock__writer_try(me)); i++)
 		sched_yield();
-	st->using_counter = cyclock__setup.using_counter;
+	st->using_counter = cyclock_atomic_load(&cyclock__setup.using_counter, CYCLOCK_SEQ_CST);
 	st->why = cyclock__setup.why ? cyclock__setup.why : "";
 	st->forced = cyclock__setup.forced;
-	st->local_percpu = cyclock__setup.local_percpu;
+	st->local_percpu = cyclock_atomic_load(&cyclock__setup.local_percpu, CYCLOCK_SEQ_CST);
 	st->counter = CYCLOCK_ARCH_COUNTER_NAME;
 	st->hz_hint = cyclock__setup.hz_hint;
 	st->hz_source = cyclock__setup.hz_source ? cyclock__setup.hz_source : "";
@@ -43,7 +43,7 @@ static void get_state(struct cyclock_state *st)
 	st->warp_cyc = cyclock__setup.warp_cyc;
 	st->init_ns = cyclock__setup.init_ns;
 	st->kernel_why = "";
-	if (cyclock__setup.using_counter) {
+	if (cyclock_atomic_load(&cyclock__setup.using_counter, CYCLOCK_SEQ_CST)) {
 		struct cyclock__segv v = cyclock__seg_load(&cyclock__mono);
 
 		st->hz = current_hz(&st->hz_ppm);
@@ -64,7 +64,7 @@ static void get_state(struct cyclock_state *st)
 		st->last_err_ns = cyclock__tracks.mono.last_err;
 		st->raw_last_err_ns = cyclock__tracks.raw.last_err;
 	}
-	st->anomalies = atomic_load(&cyclock__tracks.anomalies);
+	st->anomalies = cyclock_atomic_load(&cyclock__tracks.anomalies, CYCLOCK_SEQ_CST);
 	if (locked)
 		cyclock__writer_done();
 }

@@ -159,8 +159,8 @@ static void setup_scale(double hz)
 	for (int i = 0; i < 2; i++) {
 		struct cyclock__timeline *tl = i ? &cyclock__raw : &cyclock__mono;
 
-		atomic_store_explicit(&tl->pay_cyc, counts(CYCLOCK_PAY_NS, hz), memory_order_relaxed);
-		atomic_store_explicit(&tl->row_cyc, counts(CYCLOCK_ROW_NS, hz), memory_order_relaxed);
+		cyclock_atomic_store(&tl->pay_cyc, counts(CYCLOCK_PAY_NS, hz), CYCLOCK_RELAXED);
+		cyclock_atomic_store(&tl->row_cyc, counts(CYCLOCK_ROW_NS, hz), CYCLOCK_RELAXED);
 	}
 }
 
@@ -188,7 +188,7 @@ static void start_timelines(double hz, const struct cyclock__sample *s1)
 	cyclock__offsets_read(&o, false);
 	cyclock__offsets_apply(&o, false);
 	cyclock__sample(CLOCK_MONOTONIC, &sm);
-	atomic_store_explicit(&cyclock__tracks.offsets_ns, sm.ns, memory_order_relaxed);
+	cyclock_atomic_store(&cyclock__tracks.offsets_ns, sm.ns, CYCLOCK_RELAXED);
 	/* From the first counter segment on, a reader past its horizon may
 	 * resync: the writer flag keeps it out until both timelines and their
 	 * tracking are whole (it reads on, capped, meanwhile).  Nobody else
@@ -206,17 +206,18 @@ static void start_timelines(double hz, const struct cyclock__sample *s1)
 	cyclock__tracks.raw.anchor = cyclock__tracks.raw.mid = cyclock__setup.first_raw;
 	if (held)
 		cyclock__writer_done();
-	cyclock__setup.using_counter = true;
+	cyclock_atomic_store(&cyclock__setup.using_counter, true, CYCLOCK_SEQ_CST);
 }
 
 /* The fork handler, for the child; also the tests'. */
 void cyclock__fork_child(void)
 {
 	/* Its thread is gone: start over, or, past the first half, finish again. */
-	if (atomic_load(&cyclock__host.state) == INIT_BUSY)
-		atomic_store(&cyclock__host.state, scratch.begun ? INIT_MEASURING : INIT_NONE);
+	if (cyclock_atomic_load(&cyclock__host.state, CYCLOCK_SEQ_CST) == INIT_BUSY)
+		cyclock_atomic_store(&cyclock__host.state,
+				     scratch.begun ? INIT_MEASURING : INIT_NONE, CYCLOCK_SEQ_CST);
 	/* Its writer is gone too; it left the copies readers use whole. */
-	atomic_store(&cyclock__host.writer, 0);
+	cyclock_atomic_store(&cyclock__host.writer, 0, CYCLOCK_SEQ_CST);
 	cyclock__coarse_fork_child();
 }
 
@@ -239,7 +240,8 @@ static bool counter_cpu_works(void)
 static void checks(bool warp)
 {
 	scratch.invariant = cyclock__counter_invariant();
-	cyclock__setup.distrust = distrust(warp || atomic_load(&scratch.want_warp));
+	cyclock__setup.distrust =
+		distrust(warp || cyclock_atomic_load(&scratch.want_warp, CYCLOCK_SEQ_CST));
 	scratch.hz_stated = cyclock__counter_hz_hint(&cyclock__setup.hz_source);
 	scratch.checked = true;
 }
@@ -269,9 +271,10 @@ static void init_finish(void)
 	else
 		start_timelines(hz, &s1);
 	cyclock__setup.forced = force == FORCE_COUNTER;
-	if (!cyclock__setup.using_counter && !scratch.no_local && scratch.invariant &&
-	    hz >= 1e3 && counter_cpu_works())
-		cyclock__setup.local_percpu = cyclock__local_init(hz) == 0;
+	if (!cyclock_atomic_load(&cyclock__setup.using_counter, CYCLOCK_SEQ_CST) &&
+	    !scratch.no_local && scratch.invariant && hz >= 1e3 && counter_cpu_works())
+		cyclock_atomic_store(&cyclock__setup.local_percpu, cyclock__local_init(hz) == 0,
+				     CYCLOCK_SEQ_CST);
 	cyclock__setup.init_ns += cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - t0;
 }
 
@@ -306,11 +309,13 @@ static bool init(unsigned int flags)
 	/* From scratch: a child of fork() may redo an init its parent left half-done. */
 	cyclock__setup.why = NULL;
 	cyclock__setup.forced = false;
-	cyclock__setup.using_counter = cyclock__setup.local_percpu = cyclock__setup.warp_ran = false;
+	cyclock__setup.warp_ran = false;
+	cyclock_atomic_store(&cyclock__setup.local_percpu, false, CYCLOCK_SEQ_CST);
+	cyclock_atomic_store(&cyclock__setup.using_counter, false, CYCLOCK_SEQ_CST);
 	scratch.begun = scratch.checked = false;
 	scratch.clocksource_read = 0;
 	scratch.adj_ns = 0;
-	atomic_store_explicit(&scratch.ahead_done, false, memory_order_relaxed);
+	cyclock_atomic_store(&scratch.ahead_done, false, CYCLOCK_RELAXED);
 	scratch.deferred = flags & CYCLOCK__INIT_DEFER;
 	scratch.no_local = flags & CYCLOCK__INIT_NO_LOCAL;
 	scratch.hz_stated = 0;
@@ -357,20 +362,20 @@ __attribute__((constructor)) static void register_fork_child(void)
  * goes straight to the kernel's clock (CYCLOCK__HOW_KERNEL). */
 static void done(void)
 {
-	if (!cyclock__setup.using_counter) {
-		atomic_store_explicit(&cyclock__mono.how, CYCLOCK__HOW_KERNEL, memory_order_release);
-		atomic_store_explicit(&cyclock__raw.how, CYCLOCK__HOW_KERNEL, memory_order_release);
+	if (!cyclock_atomic_load(&cyclock__setup.using_counter, CYCLOCK_SEQ_CST)) {
+		cyclock_atomic_store(&cyclock__mono.how, CYCLOCK__HOW_KERNEL, CYCLOCK_RELEASE);
+		cyclock_atomic_store(&cyclock__raw.how, CYCLOCK__HOW_KERNEL, CYCLOCK_RELEASE);
 	}
-	atomic_store_explicit(&cyclock__host.state, INIT_DONE, memory_order_release);
+	cyclock_atomic_store(&cyclock__host.state, INIT_DONE, CYCLOCK_RELEASE);
 }
 
 static void first_half(unsigned int flags)
 {
-	atomic_store_explicit(&cyclock__host.init_pid, cyclock__pid(), memory_order_relaxed);
+	cyclock_atomic_store(&cyclock__host.init_pid, cyclock__pid(), CYCLOCK_RELAXED);
 	if (init(flags))
 		init_finish();
 	else if (scratch.begun) {
-		atomic_store_explicit(&cyclock__host.state, INIT_MEASURING, memory_order_release);
+		cyclock_atomic_store(&cyclock__host.state, INIT_MEASURING, CYCLOCK_RELEASE);
 		return;
 	}
 	done();
@@ -378,7 +383,7 @@ static void first_half(unsigned int flags)
 
 static void second_half(void)
 {
-	atomic_store_explicit(&cyclock__host.init_pid, cyclock__pid(), memory_order_relaxed);
+	cyclock_atomic_store(&cyclock__host.init_pid, cyclock__pid(), CYCLOCK_RELAXED);
 	init_finish();
 	done();
 }
@@ -416,27 +421,28 @@ static bool measuring_work(uint64_t *now)
 {
 	*now = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW);
 	return *now >= scratch.finish_ns ||
-	       !atomic_load_explicit(&scratch.ahead_done, memory_order_relaxed);
+	       !cyclock_atomic_load(&scratch.ahead_done, CYCLOCK_RELAXED);
 }
 
 bool cyclock__checked_ahead(void)
 {
-	return atomic_load_explicit(&scratch.ahead_done, memory_order_relaxed);
+	return cyclock_atomic_load(&scratch.ahead_done, CYCLOCK_RELAXED);
 }
 
 static void measuring_step(uint64_t now)
 {
 	uint32_t measuring = INIT_MEASURING;
 
-	if (!atomic_compare_exchange_strong(&cyclock__host.state, &measuring, INIT_BUSY))
+	if (!cyclock_atomic_cas(&cyclock__host.state, &measuring, INIT_BUSY, CYCLOCK_SEQ_CST,
+				CYCLOCK_SEQ_CST))
 		return;
 	if (now >= scratch.finish_ns) {
 		second_half();
 		return;
 	}
 	if (!check_ahead())
-		atomic_store_explicit(&scratch.ahead_done, true, memory_order_relaxed);
-	atomic_store_explicit(&cyclock__host.state, INIT_MEASURING, memory_order_release);
+		cyclock_atomic_store(&scratch.ahead_done, true, CYCLOCK_RELAXED);
+	cyclock_atomic_store(&cyclock__host.state, INIT_MEASURING, CYCLOCK_RELEASE);
 }
 
 /*
@@ -446,13 +452,15 @@ static void measuring_step(uint64_t now)
 static void take_over(unsigned int flags)
 {
 	uint32_t me = cyclock__pid();
-	uint32_t pid = atomic_load_explicit(&cyclock__host.init_pid, memory_order_relaxed);
+	uint32_t pid = cyclock_atomic_load(&cyclock__host.init_pid, CYCLOCK_RELAXED);
 
 	if (!pid || pid == me ||
-	    !atomic_compare_exchange_strong(&cyclock__host.init_pid, &pid, me))
+	    !cyclock_atomic_cas(&cyclock__host.init_pid, &pid, me, CYCLOCK_SEQ_CST,
+				CYCLOCK_SEQ_CST))
 		return;
-	if (atomic_load(&cyclock__host.writer) && atomic_load(&cyclock__host.writer) != me)
-		atomic_store(&cyclock__host.writer, 0);
+	if (cyclock_atomic_load(&cyclock__host.writer, CYCLOCK_SEQ_CST) &&
+	    cyclock_atomic_load(&cyclock__host.writer, CYCLOCK_SEQ_CST) != me)
+		cyclock_atomic_store(&cyclock__host.writer, 0, CYCLOCK_SEQ_CST);
 	if (scratch.begun)
 		second_half();
 	else
@@ -472,7 +480,7 @@ static void take_over(unsigned int flags)
  */
 void cyclock__init_once(unsigned int flags)
 {
-	uint32_t state = atomic_load_explicit(&cyclock__host.state, memory_order_acquire);
+	uint32_t state = cyclock_atomic_load(&cyclock__host.state, CYCLOCK_ACQUIRE);
 	struct cyclock__shield shield;
 	uint64_t now = 0;
 	bool work = state == INIT_MEASURING && measuring_work(&now);
@@ -480,13 +488,15 @@ void cyclock__init_once(unsigned int flags)
 	if (state == INIT_DONE || (state == INIT_MEASURING && !work))
 		return;
 	if (state == INIT_NONE && (flags & CYCLOCK__INIT_READ)) {
-		atomic_compare_exchange_strong(&cyclock__host.state, &state, INIT_FIRST);
+		cyclock_atomic_cas(&cyclock__host.state, &state, INIT_FIRST, CYCLOCK_SEQ_CST,
+				   CYCLOCK_SEQ_CST);
 		return;
 	}
 	cyclock__shield(&shield);
-	state = atomic_load(&cyclock__host.state);
+	state = cyclock_atomic_load(&cyclock__host.state, CYCLOCK_SEQ_CST);
 	if ((state == INIT_NONE || state == INIT_FIRST) &&
-	    atomic_compare_exchange_strong(&cyclock__host.state, &state, INIT_BUSY))
+	    cyclock_atomic_cas(&cyclock__host.state, &state, INIT_BUSY, CYCLOCK_SEQ_CST,
+			       CYCLOCK_SEQ_CST))
 		first_half(flags);
 	else if (state == INIT_MEASURING && (work || measuring_work(&now)))
 		measuring_step(now); /* RAW read once, before the shield if MEASURING then */
@@ -503,10 +513,10 @@ int cyclock_init(unsigned int flags)
 		      CYCLOCK_INIT_WARP_CHECK))
 		return CYCLOCK_EINVAL;
 	if (flags & CYCLOCK_INIT_WARP_CHECK) /* for a lazy start's second half, if still to come */
-		atomic_store(&scratch.want_warp, true);
+		cyclock_atomic_store(&scratch.want_warp, true, CYCLOCK_SEQ_CST);
 	cyclock__init_once(flags);
 	/* Another thread is initialising, or a deferred one is measuring. */
-	while ((state = atomic_load_explicit(&cyclock__host.state, memory_order_acquire)) !=
+	while ((state = cyclock_atomic_load(&cyclock__host.state, CYCLOCK_ACQUIRE)) !=
 	       INIT_DONE) {
 		cyclock__init_once(flags);
 		if (state != INIT_MEASURING)
@@ -514,5 +524,7 @@ int cyclock_init(unsigned int flags)
 	}
 	if (flags & CYCLOCK_INIT_COARSE)
 		cyclock__coarse_start();
-	return cyclock__setup.using_counter ? CYCLOCK_USING_COUNTER : CYCLOCK_USING_KERNEL;
+	return cyclock_atomic_load(&cyclock__setup.using_counter, CYCLOCK_SEQ_CST) ?
+		       CYCLOCK_USING_COUNTER :
+		       CYCLOCK_USING_KERNEL;
 }

@@ -38,7 +38,8 @@ int cyclock__local_init(double hz)
 	local_src.bits = 64;
 	err = cyclock_register(&local_raw, &local_src);
 	local_update_cyc = (uint64_t)((double)cyclock_wrap_ns(&local_raw) / 2e9 * hz);
-	atomic_store(&local_update_at, cyclock_arch_counter() + local_update_cyc);
+	cyclock_atomic_store(&local_update_at, cyclock_arch_counter() + local_update_cyc,
+			     CYCLOCK_SEQ_CST);
 	if (!err)
 		err = cyclock_percpu_init(&local_pc, &local_raw, local_slot, LOCAL_MAX_CPUS,
 					  LOCAL_TICK_NS);
@@ -58,7 +59,7 @@ void cyclock__local_reset(void)
 	memset(&local_raw, 0, sizeof(local_raw));
 	memset(&local_pc, 0, sizeof(local_pc));
 	memset(local_slot, 0, sizeof(local_slot));
-	atomic_store(&local_update_at, 0);
+	cyclock_atomic_store(&local_update_at, 0, CYCLOCK_SEQ_CST);
 }
 
 /* The raw clock at @slot's last tick. */
@@ -83,10 +84,10 @@ uint64_t cyclock__local_read(void)
 	/* Updated every half interval when read that often; after a longer
 	 * idle the engine converts the late delta exactly (docs/design.md). */
 	if ((int64_t)(cyclock_arch_counter() -
-		      atomic_load_explicit(&local_update_at, memory_order_relaxed)) >= 0) {
+		      cyclock_atomic_load(&local_update_at, CYCLOCK_RELAXED)) >= 0) {
 		cyclock_update(&local_raw);
-		atomic_store_explicit(&local_update_at, cyclock_arch_counter() + local_update_cyc,
-				      memory_order_relaxed);
+		cyclock_atomic_store(&local_update_at, cyclock_arch_counter() + local_update_cyc,
+				      CYCLOCK_RELAXED);
 	}
 	if (cyclock_read(&local_raw) - tick_raw(&local_slot[cpu]) >= LOCAL_TICK_NS)
 		cyclock_percpu_tick(&local_pc, cpu, cyclock__kernel_ns(CLOCK_MONOTONIC));

@@ -141,6 +141,6 @@ void cyclock__ordered_choose(double hz)
 	}
 	put(why, len, &n, how_why[how]);
 	cyclock__setup.ordered = how;
-	atomic_store_explicit(&cyclock__mono.how, (uint16_t)how, memory_order_relaxed);
-	atomic_store_explicit(&cyclock__raw.how, (uint16_t)how, memory_order_relaxed);
+	cyclock_atomic_store(&cyclock__mono.how, (uint16_t)how, CYCLOCK_RELAXED);
+	cyclock_atomic_store(&cyclock__raw.how, (uint16_t)how, CYCLOCK_RELAXED);
 }

@@ -59,7 +59,7 @@ static void stderr_remember(void)
 {
 	struct stat st;
 
-	if (atomic_exchange(&stderr_at_load.known, 1))
+	if (cyclock_atomic_exchange(&stderr_at_load.known, 1, CYCLOCK_SEQ_CST))
 		return;
 	if (fstat(STDERR_FILENO, &st) == 0) {
 		stderr_at_load.dev = st.st_dev;
@@ -96,20 +96,20 @@ void cyclock__at_load(void)
 		munmap(p, (size_t)sysconf(_SC_PAGESIZE));
 		return;
 	}
-	atomic_store(&pid_page, (uintptr_t)p);
+	cyclock_atomic_store(&pid_page, (uintptr_t)p, CYCLOCK_SEQ_CST);
 }
 
 uint32_t cyclock__pid(void)
 {
 	CYCLOCK_ATOMIC(uint32_t) *page =
-		(CYCLOCK_ATOMIC(uint32_t) *)atomic_load_explicit(&pid_page, memory_order_acquire);
+		(CYCLOCK_ATOMIC(uint32_t) *)cyclock_atomic_load(&pid_page, CYCLOCK_ACQUIRE);
 	uint32_t pid;
 
-	if (page && (pid = atomic_load_explicit(page, memory_order_relaxed)))
+	if (page && (pid = cyclock_atomic_load(page, CYCLOCK_RELAXED)))
 		return pid;
 	pid = (uint32_t)syscall(SYS_getpid);
 	if (page)
-		atomic_store_explicit(page, pid, memory_order_relaxed);
+		cyclock_atomic_store(page, pid, CYCLOCK_RELAXED);
 	return pid;
 }
 
@@ -175,7 +175,7 @@ void cyclock__say(const char *msg, size_t n)
 /* @msg with cyclock__say(), the first time only for each @said. */
 void cyclock__say_once(CYCLOCK_ATOMIC(uint32_t) *said, const char *msg, size_t n)
 {
-	if (!atomic_exchange(said, 1))
+	if (!cyclock_atomic_exchange(said, 1, CYCLOCK_SEQ_CST))
 		cyclock__say(msg, n);
 }
 
@@ -190,7 +190,7 @@ static void complain_once(CYCLOCK_ATOMIC(uint32_t) *said, const char *head, cons
 	char line[256];
 	size_t n = 0, i;
 
-	if (atomic_load(said))
+	if (cyclock_atomic_load(said, CYCLOCK_SEQ_CST))
 		return;
 	for (i = 0; head[i] && n < 96; i++)
 		line[n++] = head[i];

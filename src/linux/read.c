@@ -19,14 +19,14 @@
 #include "internal.h"
 
 /* The cache-line budget in cyclock/timeline.h. */
-_Static_assert(sizeof(struct cyclock__seg) == 48, "a segment is 48 bytes");
-_Static_assert(offsetof(struct cyclock__timeline, seg[0]) == 16,
+CYCLOCK_LAYOUT_ASSERT(sizeof(struct cyclock__seg) == 48, "a segment is 48 bytes");
+CYCLOCK_LAYOUT_ASSERT(offsetof(struct cyclock__timeline, seg[0]) == 16,
 	       "the word, shift, how and seg[0]: line 0");
-_Static_assert(offsetof(struct cyclock__timeline, seg[1]) == CYCLOCK_CACHELINE,
+CYCLOCK_LAYOUT_ASSERT(offsetof(struct cyclock__timeline, seg[1]) == CYCLOCK_CACHELINE,
 	       "seg[1] is line 1");
-_Static_assert(offsetof(struct cyclock__timeline, ext) == 2 * CYCLOCK_CACHELINE,
+CYCLOCK_LAYOUT_ASSERT(offsetof(struct cyclock__timeline, ext) == 2 * CYCLOCK_CACHELINE,
 	       "the slow path's copies: line 2");
-_Static_assert(offsetof(struct cyclock__timeline, served_cyc) == 3 * CYCLOCK_CACHELINE,
+CYCLOCK_LAYOUT_ASSERT(offsetof(struct cyclock__timeline, served_cyc) == 3 * CYCLOCK_CACHELINE,
 	       "what served reads note down: line 3");
 
 /* Until initialisation has chosen, the ordered read that needs no asking
@@ -61,23 +61,23 @@ static bool resync_pays(const struct cyclock__timeline *tl, int64_t past, uint64
 {
 	if (past < 0)
 		return false;
-	return (uint64_t)past < atomic_load_explicit(&tl->pay_cyc, memory_order_relaxed) ||
-	       (atomic_load_explicit(&tl->served_row, memory_order_relaxed) >= CYCLOCK_ROW_READS &&
-		cyc - atomic_load_explicit(&tl->served_cyc, memory_order_relaxed) <
-			atomic_load_explicit(&tl->row_cyc, memory_order_relaxed));
+	return (uint64_t)past < cyclock_atomic_load(&tl->pay_cyc, CYCLOCK_RELAXED) ||
+	       (cyclock_atomic_load(&tl->served_row, CYCLOCK_RELAXED) >= CYCLOCK_ROW_READS &&
+		cyc - cyclock_atomic_load(&tl->served_cyc, CYCLOCK_RELAXED) <
+			cyclock_atomic_load(&tl->row_cyc, CYCLOCK_RELAXED));
 }
 
 /* A read at counter @cyc served the kernel's clock (resync_pays()).  Plain
  * stores: a count lost to a race only delays a resync. */
 static void served(struct cyclock__timeline *tl, uint64_t cyc)
 {
-	uint32_t row = atomic_load_explicit(&tl->served_row, memory_order_relaxed);
+	uint32_t row = cyclock_atomic_load(&tl->served_row, CYCLOCK_RELAXED);
 
-	if (cyc - atomic_load_explicit(&tl->served_cyc, memory_order_relaxed) >=
-	    atomic_load_explicit(&tl->row_cyc, memory_order_relaxed))
+	if (cyc - cyclock_atomic_load(&tl->served_cyc, CYCLOCK_RELAXED) >=
+	    cyclock_atomic_load(&tl->row_cyc, CYCLOCK_RELAXED))
 		row = 0;
-	atomic_store_explicit(&tl->served_row, row + 1, memory_order_relaxed);
-	atomic_store_explicit(&tl->served_cyc, cyc, memory_order_relaxed);
+	cyclock_atomic_store(&tl->served_row, row + 1, CYCLOCK_RELAXED);
+	cyclock_atomic_store(&tl->served_cyc, cyc, CYCLOCK_RELAXED);
 }
 
 /*
@@ -99,9 +99,9 @@ static bool serve(struct cyclock__timeline *tl, uint64_t word, uint64_t k, uint6
 	}
 	*ns = k;
 	for (uint32_t seq = CYCLOCK__SEQ(word);;) {
-		if (atomic_compare_exchange_weak_explicit(&tl->seq, &word,
+		if (cyclock_atomic_cas_weak(&tl->seq, &word,
 							  word + CYCLOCK__SERVED_ONE + (k == 0),
-							  memory_order_release, memory_order_relaxed))
+							  CYCLOCK_RELEASE, CYCLOCK_RELAXED))
 			return true;
 		if (CYCLOCK__SEQ(word) != seq) /* only the count may have moved */
 			return false;
@@ -125,9 +125,9 @@ static uint64_t slow_value(const struct slow_read *r, uint64_t cyc)
  * follow (a counter segment, horizon_cyc > 0, says so by itself). */
 static bool on_counter(const struct slow_read *r)
 {
-	return r->H || (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) ==
+	return r->H || (cyclock_atomic_load(&cyclock__host.state, CYCLOCK_ACQUIRE) ==
 				INIT_DONE &&
-			cyclock__setup.using_counter);
+			cyclock_atomic_load(&cyclock__setup.using_counter, CYCLOCK_SEQ_CST));
 }
 
 /* The segment's copy that @r->word names, and @r->cyc read after it
@@ -146,12 +146,12 @@ static bool slow_load(struct cyclock__timeline *tl, unsigned int kind, struct sl
 	r->P = cyclock__load64(&s->epoch_cyc);
 	r->ns0 = cyclock__load64(&s->epoch_ns);
 	r->k = cyclock__load64(&s->epoch_k);
-	r->H = atomic_load_explicit(&s->horizon_cyc, memory_order_relaxed);
-	r->mult = atomic_load_explicit(&s->mult, memory_order_relaxed);
+	r->H = cyclock_atomic_load(&s->horizon_cyc, CYCLOCK_RELAXED);
+	r->mult = cyclock_atomic_load(&s->mult, CYCLOCK_RELAXED);
 	r->off = kind & CYCLOCK__REAL   ? cyclock__load64(&s->off_real)
 		 : kind & CYCLOCK__BOOT ? cyclock__load64(&s->off_boot)
 					: 0;
-	r->shift = atomic_load_explicit(&tl->shift, memory_order_relaxed);
+	r->shift = cyclock_atomic_load(&tl->shift, CYCLOCK_RELAXED);
 	/* Kernel mode's moment to look again is the slow path's own line. */
 	r->recheck = r->H ? 0 : cyclock__load64(&tl->ext[r->word & 1].recheck_cyc);
 	return !cyclock__tl_retry(tl, r->word);
@@ -202,7 +202,8 @@ static uint64_t timeline_slow(unsigned int kind, uint64_t word, uint64_t cyc)
 /* The kernel's clock of @kind, or cyclock_local()'s per-CPU clock. */
 static inline __attribute__((always_inline)) uint64_t kernel_value(unsigned int kind)
 {
-	if ((kind & CYCLOCK__LOCAL) && cyclock__setup.local_percpu)
+	if ((kind & CYCLOCK__LOCAL) &&
+	    cyclock_atomic_load(&cyclock__setup.local_percpu, CYCLOCK_SEQ_CST))
 		return cyclock__local_read();
 	return cyclock__kernel_ns(kernel_id(kind));
 }
@@ -212,14 +213,14 @@ static __attribute__((noinline)) uint64_t counter_slow(unsigned int kind, uint64
 							uint64_t cyc)
 {
 	/* A counter segment (horizon_cyc > 0) means initialised on the counter. */
-	if (!atomic_load_explicit(&(kind & CYCLOCK__RAW ? &cyclock__raw : &cyclock__mono)
+	if (!cyclock_atomic_load(&(kind & CYCLOCK__RAW ? &cyclock__raw : &cyclock__mono)
 					   ->seg[word & 1]
 					   .horizon_cyc,
-				  memory_order_relaxed)) {
-		if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) != INIT_DONE)
+				  CYCLOCK_RELAXED)) {
+		if (cyclock_atomic_load(&cyclock__host.state, CYCLOCK_ACQUIRE) != INIT_DONE)
 			cyclock__init_once(CYCLOCK__INIT_DEFER | CYCLOCK__INIT_READ);
-		if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) == INIT_DONE &&
-		    !cyclock__setup.using_counter)
+		if (cyclock_atomic_load(&cyclock__host.state, CYCLOCK_ACQUIRE) == INIT_DONE &&
+		    !cyclock_atomic_load(&cyclock__setup.using_counter, CYCLOCK_SEQ_CST))
 			return kernel_value(kind);
 	}
 	return timeline_slow(kind, word, cyc);
@@ -229,8 +230,8 @@ uint64_t cyclock__slow(unsigned int kind, uint64_t word, uint64_t cyc)
 {
 	/* No counter in use (set once initialised, with release): the
 	 * kernel's clock, for a load and a call more than its own. */
-	if (atomic_load_explicit(&(kind & CYCLOCK__RAW ? &cyclock__raw : &cyclock__mono)->how,
-				 memory_order_acquire) == CYCLOCK__HOW_KERNEL)
+	if (cyclock_atomic_load(&(kind & CYCLOCK__RAW ? &cyclock__raw : &cyclock__mono)->how,
+				 CYCLOCK_ACQUIRE) == CYCLOCK__HOW_KERNEL)
 		return kernel_value(kind);
 	return counter_slow(kind, word, cyc);
 }
@@ -274,9 +275,9 @@ uint64_t cyclock_coarse(void)
  * deferred initialisation's second half, as cyclock_init() does. */
 static bool ready(void)
 {
-	if (atomic_load_explicit(&cyclock__host.state, memory_order_acquire) != INIT_DONE)
+	if (cyclock_atomic_load(&cyclock__host.state, CYCLOCK_ACQUIRE) != INIT_DONE)
 		cyclock_init(0);
-	return cyclock__setup.using_counter;
+	return cyclock_atomic_load(&cyclock__setup.using_counter, CYCLOCK_SEQ_CST);
 }
 
 uint64_t cyclock_cycles(void)

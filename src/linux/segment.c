@@ -35,12 +35,12 @@ struct cyclock__segv cyclock__seg_load(const struct cyclock__timeline *tl)
 		v.ns = cyclock__load64(&s->epoch_ns);
 		v.off_real = cyclock__load64(&s->off_real);
 		v.off_boot = cyclock__load64(&s->off_boot);
-		v.horizon_cyc = atomic_load_explicit(&s->horizon_cyc, memory_order_relaxed);
-		v.mult = atomic_load_explicit(&s->mult, memory_order_relaxed);
+		v.horizon_cyc = cyclock_atomic_load(&s->horizon_cyc, CYCLOCK_RELAXED);
+		v.mult = cyclock_atomic_load(&s->mult, CYCLOCK_RELAXED);
 		v.frac = (uint32_t)(cyclock__load64(&s->epoch_k) + v.cyc * v.mult);
-		v.mult_rate = atomic_load_explicit(&tl->ext[word & 1].mult_rate, memory_order_relaxed);
+		v.mult_rate = cyclock_atomic_load(&tl->ext[word & 1].mult_rate, CYCLOCK_RELAXED);
 		v.recheck = cyclock__load64(&tl->ext[word & 1].recheck_cyc);
-		v.drift_ppb = atomic_load_explicit(&tl->ext[word & 1].drift_ppb, memory_order_relaxed);
+		v.drift_ppb = cyclock_atomic_load(&tl->ext[word & 1].drift_ppb, CYCLOCK_RELAXED);
 	} while (cyclock__tl_retry(tl, word));
 	return v;
 }
@@ -94,17 +94,17 @@ static void write_copy(struct cyclock__timeline *tl, unsigned int i, const struc
 	/* Pairs with cyclock__tl_retry()'s acquire fence: a reader of this
 	 * copy from two publishes ago that sees any store below sees the
 	 * sequence that moved past it, and reads again. */
-	atomic_thread_fence(memory_order_release);
+	cyclock_atomic_fence(CYCLOCK_RELEASE);
 	cyclock__store64(&s->epoch_cyc, v->cyc);
 	cyclock__store64(&s->epoch_ns, v->ns);
 	cyclock__store64(&s->epoch_k, v->frac - v->cyc * v->mult);
 	cyclock__store64(&s->off_real, v->off_real);
 	cyclock__store64(&s->off_boot, v->off_boot);
-	atomic_store_explicit(&s->horizon_cyc, v->horizon_cyc, memory_order_relaxed);
-	atomic_store_explicit(&s->mult, v->mult, memory_order_relaxed);
-	atomic_store_explicit(&tl->ext[i].mult_rate, v->mult_rate, memory_order_relaxed);
+	cyclock_atomic_store(&s->horizon_cyc, v->horizon_cyc, CYCLOCK_RELAXED);
+	cyclock_atomic_store(&s->mult, v->mult, CYCLOCK_RELAXED);
+	cyclock_atomic_store(&tl->ext[i].mult_rate, v->mult_rate, CYCLOCK_RELAXED);
 	cyclock__store64(&tl->ext[i].recheck_cyc, v->recheck);
-	atomic_store_explicit(&tl->ext[i].drift_ppb, v->drift_ppb, memory_order_relaxed);
+	cyclock_atomic_store(&tl->ext[i].drift_ppb, v->drift_ppb, CYCLOCK_RELAXED);
 }
 
 /*
@@ -146,16 +146,16 @@ bool cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *
 {
 	clockid_t id = tl == &cyclock__raw ? CLOCK_MONOTONIC_RAW : CLOCK_MONOTONIC;
 	struct cyclock__segv w = *v;
-	uint64_t word = atomic_load_explicit(&tl->seq, memory_order_acquire);
+	uint64_t word = cyclock_atomic_load(&tl->seq, CYCLOCK_ACQUIRE);
 	int tries = 0;
 
 	for (;;) {
 		if (word >> 32)
 			raise_to_kernel(&w, id);
 		write_copy(tl, !(word & 1), &w);
-		if (atomic_compare_exchange_strong_explicit(&tl->seq, &word, next_word(word, false),
-							    memory_order_release,
-							    memory_order_acquire))
+		if (cyclock_atomic_cas(&tl->seq, &word, next_word(word, false),
+							    CYCLOCK_RELEASE,
+							    CYCLOCK_ACQUIRE))
 			break;
 		if (++tries == PUBLISH_TRIES)
 			return false;
@@ -167,9 +167,9 @@ bool cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *
 		write_copy(tl, 0, &w);
 		/* A read that served the kernel's clock meanwhile counted itself
 		 * against the same segment: keep its count, for the next writer. */
-		while (!atomic_compare_exchange_weak_explicit(&tl->seq, &word, next_word(word, true),
-							      memory_order_release,
-							      memory_order_relaxed) &&
+		while (!cyclock_atomic_cas_weak(&tl->seq, &word, next_word(word, true),
+							      CYCLOCK_RELEASE,
+							      CYCLOCK_RELAXED) &&
 		       CYCLOCK__SEQ(word) == odd)
 			;
 	}

@@ -79,7 +79,8 @@ void cyclock__sim_reset(const struct cyclock_sim_config *cfg)
 	memset(&cyclock__tracks, 0, sizeof(cyclock__tracks));
 	memset(&cyclock__mono, 0, sizeof(cyclock__mono));
 	memset(&cyclock__raw, 0, sizeof(cyclock__raw));
-	cyclock__mono.how = cyclock__raw.how = CYCLOCK_ARCH_ORDERED_ANY;
-	atomic_store(&cyclock__coarse.below, 0);
+	cyclock_atomic_store(&cyclock__mono.how, CYCLOCK_ARCH_ORDERED_ANY, CYCLOCK_SEQ_CST);
+	cyclock_atomic_store(&cyclock__raw.how, CYCLOCK_ARCH_ORDERED_ANY, CYCLOCK_SEQ_CST);
+	cyclock_atomic_store(&cyclock__coarse.below, 0, CYCLOCK_SEQ_CST);
 	cyclock__local_reset();
 }

@@ -16,7 +16,7 @@ void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sampl
 {
 	struct cyclock__segv zero = { 0 };
 
-	atomic_store_explicit(&tr->tl->shift, tr->counts->shift, memory_order_relaxed);
+	cyclock_atomic_store(&tr->tl->shift, tr->counts->shift, CYCLOCK_RELAXED);
 	zero.off_real = tr->id == CLOCK_MONOTONIC ? cyclock__tracks.off_real : 0;
 	zero.off_boot = tr->id == CLOCK_MONOTONIC ? cyclock__tracks.off_boot : 0;
 	/* MONOTONIC runs at RAW's rate times what adjtimex states (both
@@ -207,7 +207,7 @@ static void track_resync(struct cyclock__track *tr, const struct cyclock__sample
 						     went_back);
 
 	if (d.counter_wrong)
-		atomic_fetch_add_explicit(&cyclock__tracks.anomalies, 1, memory_order_relaxed);
+		cyclock_atomic_fetch_add(&cyclock__tracks.anomalies, 1, CYCLOCK_RELAXED);
 	if (d.what == CYCLOCK__FRESH)
 		cyclock__start_fresh(tr, s, &d.seg);
 	else
@@ -225,7 +225,7 @@ static void track_resync(struct cyclock__track *tr, const struct cyclock__sample
 static bool looks_off(const struct cyclock__timeline *tl, const struct cyclock__sample *s)
 {
 	struct cyclock__segv v = cyclock__seg_load(tl);
-	uint32_t shift = atomic_load_explicit(&tl->shift, memory_order_relaxed), frac;
+	uint32_t shift = cyclock_atomic_load(&tl->shift, CYCLOCK_RELAXED), frac;
 	uint64_t our, width_ns = (uint64_t)(((unsigned __int128)s->width * v.mult_rate) >> shift);
 	int64_t e, past = (int64_t)(s->cyc - v.cyc - v.horizon_cyc);
 	double past_ns = past > 0 ? (double)past * v.mult_rate / (double)(1ull << shift) : 0;
@@ -245,19 +245,19 @@ bool cyclock__writer_try(uint32_t me)
 {
 	uint32_t held = 0;
 
-	if (atomic_compare_exchange_strong_explicit(&cyclock__host.writer, &held, me,
-						    memory_order_acquire, memory_order_relaxed))
+	if (cyclock_atomic_cas(&cyclock__host.writer, &held, me,
+						    CYCLOCK_ACQUIRE, CYCLOCK_RELAXED))
 		return true;
-	if (held == me || !atomic_compare_exchange_strong_explicit(&cyclock__host.writer, &held, me,
-								   memory_order_acquire,
-								   memory_order_relaxed))
+	if (held == me || !cyclock_atomic_cas(&cyclock__host.writer, &held, me,
+								   CYCLOCK_ACQUIRE,
+								   CYCLOCK_RELAXED))
 		return false;
 	return true;
 }
 
 void cyclock__writer_done(void)
 {
-	atomic_store_explicit(&cyclock__host.writer, 0, memory_order_release);
+	cyclock_atomic_store(&cyclock__host.writer, 0, CYCLOCK_RELEASE);
 }
 
 /*
@@ -280,14 +280,14 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded)
 	uint64_t off[2];
 	struct cyclock__shield shield;
 	uint32_t me = cyclock__pid();
-	uint32_t seq0 = CYCLOCK__SEQ(atomic_load_explicit(&tr->tl->seq, memory_order_relaxed));
+	uint32_t seq0 = CYCLOCK__SEQ(cyclock_atomic_load(&tr->tl->seq, CYCLOCK_RELAXED));
 
-	if (atomic_load_explicit(&cyclock__host.writer, memory_order_relaxed) == me)
+	if (cyclock_atomic_load(&cyclock__host.writer, CYCLOCK_RELAXED) == me)
 		return false; /* another of our threads is at it */
-	offsets = mono && (atomic_load_explicit(&cyclock__host.pending, memory_order_relaxed) ||
+	offsets = mono && (cyclock_atomic_load(&cyclock__host.pending, CYCLOCK_RELAXED) ||
 			   cyclock__kernel_ns(CLOCK_MONOTONIC) -
-					   atomic_load_explicit(&cyclock__tracks.offsets_ns,
-								memory_order_relaxed) >=
+					   cyclock_atomic_load(&cyclock__tracks.offsets_ns,
+								CYCLOCK_RELAXED) >=
 				   CYCLOCK_OFFSETS_NS);
 	if (offsets)
 		cyclock__offsets_read(&o, false);
@@ -306,16 +306,16 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded)
 		return false;
 	}
 	/* Another thread published since the sample: it was the resync. */
-	if (CYCLOCK__SEQ(atomic_load_explicit(&tr->tl->seq, memory_order_relaxed)) != seq0) {
+	if (CYCLOCK__SEQ(cyclock_atomic_load(&tr->tl->seq, CYCLOCK_RELAXED)) != seq0) {
 		cyclock__writer_done();
 		if (shielded)
 			cyclock__unshield(&shield);
 		return true;
 	}
 	if (offsets) {
-		atomic_store_explicit(&cyclock__host.pending, 0, memory_order_relaxed);
+		cyclock_atomic_store(&cyclock__host.pending, 0, CYCLOCK_RELAXED);
 		cyclock__offsets_apply(&o, false);
-		atomic_store_explicit(&cyclock__tracks.offsets_ns, s.ns, memory_order_relaxed);
+		cyclock_atomic_store(&cyclock__tracks.offsets_ns, s.ns, CYCLOCK_RELAXED);
 	}
 	off[0] = cyclock__tracks.off_real;
 	off[1] = cyclock__tracks.off_boot;
@@ -329,7 +329,7 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded)
 /* cyclock_resync(): both timelines now. */
 void cyclock__resync_all(void)
 {
-	atomic_store_explicit(&cyclock__host.pending, 1, memory_order_relaxed);
+	cyclock_atomic_store(&cyclock__host.pending, 1, CYCLOCK_RELAXED);
 	cyclock__resync(&cyclock__tracks.mono, false, true);
 	cyclock__resync(&cyclock__tracks.raw, false, true);
 }

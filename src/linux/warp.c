@@ -47,11 +47,11 @@ static bool pin(int cpu)
  */
 static bool both_ready(struct warp *w, uint64_t *deadline)
 {
-	atomic_fetch_add(&w->ready, 1);
-	while (atomic_load(&w->ready) < 2) {
+	cyclock_atomic_fetch_add(&w->ready, 1, CYCLOCK_SEQ_CST);
+	while (cyclock_atomic_load(&w->ready, CYCLOCK_SEQ_CST) < 2) {
 		if (cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) > w->start_by_ns ||
-		    atomic_load(&w->stop)) {
-			atomic_store(&w->stop, 1);
+		    cyclock_atomic_load(&w->stop, CYCLOCK_SEQ_CST)) {
+			cyclock_atomic_store(&w->stop, 1, CYCLOCK_SEQ_CST);
 			return false;
 		}
 		cyclock_cpu_relax();
@@ -71,27 +71,27 @@ static void *warp_thread(void *p)
 	w->pinned[me] = pin(w->cpu[me]);
 	if (!both_ready(w, &deadline))
 		return NULL;
-	while (!atomic_load_explicit(&w->stop, memory_order_acquire)) {
+	while (!cyclock_atomic_load(&w->stop, CYCLOCK_ACQUIRE)) {
 		uint64_t prev, now;
 
-		if (atomic_load_explicit(&w->turn, memory_order_acquire) != me) {
+		if (cyclock_atomic_load(&w->turn, CYCLOCK_ACQUIRE) != me) {
 			/* Check the time now and then, not at every spin. */
 			if (++spins % 4096 == 0 &&
 			    cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) > deadline)
-				atomic_store_explicit(&w->stop, 1, memory_order_release);
+				cyclock_atomic_store(&w->stop, 1, CYCLOCK_RELEASE);
 			cyclock_cpu_relax();
 			continue;
 		}
-		prev = atomic_load_explicit(&w->last, memory_order_relaxed);
+		prev = cyclock_atomic_load(&w->last, CYCLOCK_RELAXED);
 		now = cyclock__ordered();
 		if ((int64_t)(prev - now) > w->worst[me])
 			w->worst[me] = (int64_t)(prev - now);
-		atomic_store_explicit(&w->last, now, memory_order_relaxed);
+		cyclock_atomic_store(&w->last, now, CYCLOCK_RELAXED);
 		w->turns[me]++;
 		/* Release: the other thread's acquire of turn sees our reading. */
-		atomic_store_explicit(&w->turn, !me, memory_order_release);
+		cyclock_atomic_store(&w->turn, !me, CYCLOCK_RELEASE);
 	}
-	atomic_store_explicit(&w->turn, !me, memory_order_release);
+	cyclock_atomic_store(&w->turn, !me, CYCLOCK_RELEASE);
 	return NULL;
 }
 
@@ -108,22 +108,23 @@ int64_t cyclock__warp_check(const int cpu[2], uint64_t budget_ns, uint64_t *comp
 	pthread_t t[2];
 	int started = 0;
 
-	atomic_init(&w.last, 0);
-	atomic_init(&w.turn, 0);
-	atomic_init(&w.stop, 0);
-	atomic_init(&w.ready, 0);
+	cyclock_atomic_init(&w.last, 0);
+	cyclock_atomic_init(&w.turn, 0);
+	cyclock_atomic_init(&w.stop, 0);
+	cyclock_atomic_init(&w.ready, 0);
 	w.budget_ns = budget_ns;
 	w.start_by_ns = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) + 4 * budget_ns;
-	atomic_store(&w.last, cyclock__ordered());
+	cyclock_atomic_store(&w.last, cyclock__ordered(), CYCLOCK_SEQ_CST);
 	for (; started < 2; started++)
 		if (cyclock__thread_start(&t[started], false, warp_thread, &arg[started]))
 			break;
 	if (started < 2)
-		atomic_store(&w.stop, 1);
+		cyclock_atomic_store(&w.stop, 1, CYCLOCK_SEQ_CST);
 	for (int i = 0; i < started; i++)
 		pthread_join(t[i], NULL);
 	*comparisons = w.turns[0] + w.turns[1];
-	if (started < 2 || !w.pinned[0] || !w.pinned[1] || atomic_load(&w.ready) < 2)
+	if (started < 2 || !w.pinned[0] || !w.pinned[1] ||
+	    cyclock_atomic_load(&w.ready, CYCLOCK_SEQ_CST) < 2)
 		return -1;
 	return w.worst[0] > w.worst[1] ? w.worst[0] : w.worst[1];
 }

@@ -115,8 +115,8 @@ static inline bool is_null(const void *p)
  */
 static int pass_gettime(clockid_t id, struct timespec *ts)
 {
-	gettime_fn *vdso = atomic_load_explicit(&vdso_gettime, memory_order_relaxed);
-	gettime_fn *fn = atomic_load_explicit(&real_gettime, memory_order_relaxed);
+	gettime_fn *vdso = cyclock_atomic_load(&vdso_gettime, CYCLOCK_RELAXED);
+	gettime_fn *fn = cyclock_atomic_load(&real_gettime, CYCLOCK_RELAXED);
 	int r;
 
 	if (is_null(ts))
@@ -240,7 +240,7 @@ static bool is_served(unsigned int mask, clockid_t id)
 
 static unsigned int served_now(void)
 {
-	return atomic_load_explicit(&served, memory_order_relaxed);
+	return cyclock_atomic_load(&served, CYCLOCK_RELAXED);
 }
 
 PRELOAD_API int clock_gettime(clockid_t id, struct timespec *ts)
@@ -272,7 +272,7 @@ PRELOAD_API int gettimeofday(struct timeval *restrict tv, void *restrict tz)
 		tv->tv_usec = (suseconds_t)(nsec / 1000);
 		return 0;
 	}
-	fn = atomic_load_explicit(&real_gettimeofday, memory_order_relaxed);
+	fn = cyclock_atomic_load(&real_gettimeofday, CYCLOCK_RELAXED);
 	if (fn)
 		return fn(tv, tz);
 	return (int)syscall(SYS_gettimeofday, tv, tz);
@@ -281,7 +281,7 @@ PRELOAD_API int gettimeofday(struct timeval *restrict tv, void *restrict tz)
 /* time() is CLOCK_REALTIME_COARSE's seconds, in the kernel as here. */
 PRELOAD_API time_t time(time_t *t)
 {
-	time_fn *fn = atomic_load_explicit(&real_time, memory_order_relaxed);
+	time_fn *fn = cyclock_atomic_load(&real_time, CYCLOCK_RELAXED);
 	struct timespec ts;
 	uint64_t sec, nsec;
 
@@ -305,7 +305,7 @@ PRELOAD_API int timespec_get(struct timespec *ts, int base)
 
 	if (base == TIME_UTC)
 		return clock_gettime(CLOCK_REALTIME, ts) == 0 ? base : 0;
-	fn = atomic_load_explicit(&real_timespec_get, memory_order_relaxed);
+	fn = cyclock_atomic_load(&real_timespec_get, CYCLOCK_RELAXED);
 	return fn ? fn(ts, base) : 0;
 }
 
@@ -358,16 +358,25 @@ __attribute__((constructor)) static void preload_init(void)
 	unsigned int mask = wanted_clocks(getenv("CYCLOCK_PRELOAD_CLOCKS"));
 	unsigned int relaxed = wanted_relaxed(getenv("CYCLOCK_PRELOAD_RELAXED"));
 
-	atomic_store(&real_gettime, (gettime_fn *)dlsym(RTLD_NEXT, "clock_gettime"));
-	atomic_store(&real_gettimeofday, (gettimeofday_fn *)dlsym(RTLD_NEXT, "gettimeofday"));
-	atomic_store(&real_timespec_get, (timespec_get_fn *)dlsym(RTLD_NEXT, "timespec_get"));
-	atomic_store(&real_time, (time_fn *)dlsym(RTLD_NEXT, "time"));
-	atomic_store(&vdso_gettime, cyclock__vdso_gettime_of(atomic_load(&real_gettime)));
+	cyclock_atomic_store(&real_gettime, (gettime_fn *)dlsym(RTLD_NEXT, "clock_gettime"),
+			     CYCLOCK_SEQ_CST);
+	cyclock_atomic_store(&real_gettimeofday,
+			     (gettimeofday_fn *)dlsym(RTLD_NEXT, "gettimeofday"),
+			     CYCLOCK_SEQ_CST);
+	cyclock_atomic_store(&real_timespec_get,
+			     (timespec_get_fn *)dlsym(RTLD_NEXT, "timespec_get"),
+			     CYCLOCK_SEQ_CST);
+	cyclock_atomic_store(&real_time, (time_fn *)dlsym(RTLD_NEXT, "time"), CYCLOCK_SEQ_CST);
+	cyclock_atomic_store(&vdso_gettime,
+			     cyclock__vdso_gettime_of(
+				     cyclock_atomic_load(&real_gettime, CYCLOCK_SEQ_CST)),
+			     CYCLOCK_SEQ_CST);
 	if (mask)
 		cyclock__init_once(CYCLOCK__INIT_DEFER | CYCLOCK__INIT_NO_LOCAL);
 	/* Done without the counter: the kernel's clocks, so pass everything through. */
-	if (atomic_load(&cyclock__host.state) == INIT_DONE && !cyclock__setup.using_counter)
+	if (cyclock_atomic_load(&cyclock__host.state, CYCLOCK_SEQ_CST) == INIT_DONE &&
+	    !cyclock_atomic_load(&cyclock__setup.using_counter, CYCLOCK_SEQ_CST))
 		mask = 0;
-	atomic_store(&served, mask ? mask | relaxed : 0);
-	atomic_store(&cyclock_preload_active, mask ? mask | relaxed : 0);
+	cyclock_atomic_store(&served, mask ? mask | relaxed : 0, CYCLOCK_SEQ_CST);
+	cyclock_atomic_store(&cyclock_preload_active, mask ? mask | relaxed : 0, CYCLOCK_SEQ_CST);
 }
