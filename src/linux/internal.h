@@ -174,7 +174,7 @@ enum { FORCE_NONE, FORCE_COUNTER, FORCE_KERNEL };
 /* The hosted layer's shared state, by role. */
 
 /* Initialisation's progress and the writers' flag: the words threads
- * race on (init.c, track.c). */
+ * race on (init.c, resync.c). */
 struct cyclock__host {
 	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint32_t) state; /* INIT_* */
 	CYCLOCK_ATOMIC(uint32_t) writer;   /* one resync at a time: its process id, or 0 */
@@ -334,7 +334,7 @@ struct cyclock__decision cyclock__kernel_step(struct cyclock__track *tr,
 					      const struct cyclock__sample *s, uint64_t cw,
 					      bool adj_moved);
 
-/* sample.c, segment.c, track.c: the writer's side. */
+/* sample.c, segment.c, resync.c: the writer's side. */
 void cyclock__sample(clockid_t id, struct cyclock__sample *s);
 double cyclock__rate_unc(const struct cyclock__sample *a, const struct cyclock__sample *b,
 			 double rate);

@@ -5,7 +5,7 @@
  * kernel), staying in it while the kernel's rate is unsteady, and handing
  * back to the counter with a fresh segment once it is steady (the first
  * counter segment of all is one too: the timelines start in kernel mode).
- * track.c calls here; nothing here calls track.c.  A kernel-
+ * track.c and resync.c call here; nothing here calls them.  A kernel-
  * mode segment has no middle piece: every read serves the kernel's clock,
  * never below its floor, the most the counter segment before it handed
  * out (its value at its horizon; read.c).

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A resync, the writer's side of the timelines' protocol: sample the
+ * kernel's clock against the counter (and ask adjtimex(2) when it must),
+ * take the writer flag, let cyclock__decide() (track.c) say what the
+ * timeline publishes next, and publish it (cyclock__publish(),
+ * segment.c).  Which read resyncs, and why a writer abandoned anywhere
+ * leaves nothing to repair, are docs/hosted.md's ("Tracking the kernel's
+ * clocks").  The model checker runs this file as it is
+ * (tests/model/model_publish.cpp, docs/model.md).
+ */
+#include "internal.h"
+
+/* One timeline's resync at sample @s: the decision, then one publish.  The
+ * caller holds the writer flag. */
+static void track_resync(struct cyclock__track *tr, const struct cyclock__sample *s,
+			 const struct cyclock__kadj *a, const uint64_t *off, bool went_back)
+{
+	struct cyclock__segv cur = cyclock__seg_load(tr->tl);
+	struct cyclock__decision d = cyclock__decide(tr, &cur, s, cyclock__ordered(), a, off,
+						     went_back);
+
+	if (d.counter_wrong)
+		cyclock_atomic_fetch_add(&cyclock__tracks.anomalies, 1, CYCLOCK_RELAXED);
+	if (d.what == CYCLOCK__FRESH)
+		cyclock__start_fresh(tr, s, &d.seg);
+	else
+		cyclock__publish(tr->tl, &d.seg);
+}
+
+/*
+ * Before the flag, from the published segment alone (the writer's fields
+ * are not ours to read yet): kernel mode, or the counter's time at sample
+ * @s further from the kernel's than the decision takes for noise (a
+ * sample's, the bracket's width, and the drift the rate's uncertainty
+ * allows past the horizon: cyclock__decide()'s slack).  Only then is
+ * adjtimex asked: a young rate estimate is no reason for a system call.
+ */
+static bool looks_off(const struct cyclock__timeline *tl, const struct cyclock__sample *s)
+{
+	struct cyclock__segv v = cyclock__seg_load(tl);
+	uint32_t shift = cyclock_atomic_load(&tl->shift, CYCLOCK_RELAXED), frac;
+	uint64_t our, width_ns = (uint64_t)(((unsigned __int128)s->width * v.mult_rate) >> shift);
+	int64_t e, past = (int64_t)(s->cyc - v.cyc - v.horizon_cyc);
+	double past_ns = past > 0 ? (double)past * v.mult_rate / (double)(1ull << shift) : 0;
+	uint64_t drift = (uint64_t)(past_ns * v.drift_ppb * 1e-9);
+
+	if (!v.horizon_cyc)
+		return true;
+	cyclock__seg_at(&v, shift, s->cyc, &our, &frac);
+	e = (int64_t)(our - s->ns);
+	return (uint64_t)(e < 0 ? -e : e) > CYCLOCK_NOISE_NS + width_ns + drift;
+}
+
+/* The writer flag holds the process id of its holder: one left behind by
+ * a thread of another process (a child of a raw fork system call) is
+ * taken over.  Its holder left the copies readers use whole (segment.c). */
+bool cyclock__writer_try(uint32_t me)
+{
+	uint32_t held = 0;
+
+	if (cyclock_atomic_cas(&cyclock__host.writer, &held, me,
+						    CYCLOCK_ACQUIRE, CYCLOCK_RELAXED))
+		return true;
+	if (held == me || !cyclock_atomic_cas(&cyclock__host.writer, &held, me,
+								   CYCLOCK_ACQUIRE,
+								   CYCLOCK_RELAXED))
+		return false;
+	return true;
+}
+
+void cyclock__writer_done(void)
+{
+	cyclock_atomic_store(&cyclock__host.writer, 0, CYCLOCK_RELEASE);
+}
+
+/*
+ * A resync of @tr, unless another thread is at one (false); @went_back: a
+ * reader saw the counter far before the segment, so leave it.  The kernel
+ * is read before the flag is taken, so the flag is held for a few hundred
+ * ns.  A reader's resync makes no system call: a handler that longjmps
+ * out of it, or a cancel, leaves the flag taken and the copies readers
+ * use whole, so the process's reads past the horizon serve the kernel's
+ * clock from then on (correct, at its cost).  cyclock_resync() and
+ * initialisation, which may be cancelled at will, are @shielded
+ * (cyclock__shield(): two system calls) and leave nothing taken.
+ */
+bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded)
+{
+	struct cyclock__sample s;
+	struct cyclock__offsets o;
+	struct cyclock__kadj a = { 0 };
+	bool mono = tr->id == CLOCK_MONOTONIC, offsets;
+	uint64_t off[2];
+	struct cyclock__shield shield;
+	uint32_t me = cyclock__pid();
+	uint32_t seq0 = CYCLOCK__SEQ(cyclock_atomic_load(&tr->tl->seq, CYCLOCK_RELAXED));
+
+	if (cyclock_atomic_load(&cyclock__host.writer, CYCLOCK_RELAXED) == me)
+		return false; /* another of our threads is at it */
+	offsets = mono && (cyclock_atomic_load(&cyclock__host.pending, CYCLOCK_RELAXED) ||
+			   cyclock__kernel_ns(CLOCK_MONOTONIC) -
+					   cyclock_atomic_load(&cyclock__tracks.offsets_ns,
+								CYCLOCK_RELAXED) >=
+				   CYCLOCK_OFFSETS_NS);
+	if (offsets)
+		cyclock__offsets_read(&o, false);
+	cyclock__sample(tr->id, &s);
+	/* adjtimex costs 1.4 us here, 40 times the kernel clock's read: asked
+	 * in kernel mode, and when the sample is off. */
+	if (mono && looks_off(tr->tl, &s))
+		cyclock__kernel_adj(&a);
+	else
+		a.known = false;
+	if (shielded)
+		cyclock__shield(&shield);
+	if (!cyclock__writer_try(me)) {
+		if (shielded)
+			cyclock__unshield(&shield);
+		return false;
+	}
+	/* Another thread published since the sample: it was the resync. */
+	if (CYCLOCK__SEQ(cyclock_atomic_load(&tr->tl->seq, CYCLOCK_RELAXED)) != seq0) {
+		cyclock__writer_done();
+		if (shielded)
+			cyclock__unshield(&shield);
+		return true;
+	}
+	if (offsets) {
+		cyclock_atomic_store(&cyclock__host.pending, 0, CYCLOCK_RELAXED);
+		cyclock__offsets_apply(&o, false);
+		cyclock_atomic_store(&cyclock__tracks.offsets_ns, s.ns, CYCLOCK_RELAXED);
+	}
+	off[0] = cyclock__tracks.off_real;
+	off[1] = cyclock__tracks.off_boot;
+	track_resync(tr, &s, mono ? &a : &tr->adj, mono ? off : NULL, went_back);
+	cyclock__writer_done();
+	if (shielded)
+		cyclock__unshield(&shield);
+	return true;
+}
+
+/* cyclock_resync(): both timelines now. */
+void cyclock__resync_all(void)
+{
+	cyclock_atomic_store(&cyclock__host.pending, 1, CYCLOCK_RELAXED);
+	cyclock__resync(&cyclock__tracks.mono, false, true);
+	cyclock__resync(&cyclock__tracks.raw, false, true);
+}
