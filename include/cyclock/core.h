@@ -34,8 +34,11 @@ extern "C" {
 /* The functions throw nothing: in C++ they are noexcept, so that a
  * noexcept caller (cyclock.hpp's now()) needs no exception table around
  * the call, and can end in a tail call to it (clang does; GCC 12 keeps a
- * call where the caller returns a class). */
-#if defined(__cplusplus) && __cplusplus >= 201103L
+ * call where the caller returns a class).  (The model checker's build,
+ * which compiles the library itself as C++, says otherwise in its
+ * atomics header.) */
+#ifdef CYCLOCK_NOEXCEPT
+#elif defined(__cplusplus) && __cplusplus >= 201103L
 #define CYCLOCK_NOEXCEPT noexcept
 #elif defined(__cplusplus)
 #define CYCLOCK_NOEXCEPT throw()
@@ -100,17 +103,19 @@ struct cyclock_read_mostly {
 };
 
 /*
- * The writers' own state, under the writer flag.  wrap_ns is also read,
- * without the flag, by cyclock_wrap_ns(): an atomic, like the latch's fields.
+ * The writers' own state, under the writer flag: plain data, shared from
+ * one writer to the next by the flag's release and acquire
+ * (CYCLOCK_SHARED, cyclock/atomic.h).  wrap_ns is also read, without the
+ * flag, by cyclock_wrap_ns(): an atomic, like the latch's fields.
  */
 struct cyclock_cold {
-	const struct cyclock_source *src; /* registered source, NULL if none */
-	struct cyclock_u64 wrap_ns;       /* update at least this often; 0 if no source */
-	uint64_t mask;
-	uint64_t error_ppt; /* mult / 2^shift against 1e9 / rate, parts per trillion */
-	uint32_t mult;
-	uint32_t shift;
-	bool suspended;
+	CYCLOCK_SHARED(const struct cyclock_source *) src; /* registered source, NULL if none */
+	struct cyclock_u64 wrap_ns; /* update at least this often; 0 if no source */
+	CYCLOCK_SHARED(uint64_t) mask;
+	CYCLOCK_SHARED(uint64_t) error_ppt; /* mult / 2^shift against 1e9 / rate, in ppt */
+	CYCLOCK_SHARED(uint32_t) mult;
+	CYCLOCK_SHARED(uint32_t) shift;
+	CYCLOCK_SHARED(bool) suspended;
 };
 
 /*
@@ -321,14 +326,16 @@ struct cyclock_percpu_slot {
 struct cyclock_percpu;
 typedef uint64_t (*cyclock_percpu_fn)(struct cyclock_percpu *pc, unsigned int cpu);
 
-/* Read-mostly: written at init and at the one switch to unstable. */
+/* Read-mostly: written at init and at the one switch to unstable.  The
+ * setup below read is plain data, published by read's release store
+ * (CYCLOCK_SHARED, cyclock/atomic.h). */
 struct cyclock_percpu {
 	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(cyclock_percpu_fn) read;
 	CYCLOCK_ALIGNAS(8) CYCLOCK_ATOMIC(uint64_t) gtod_offset; /* raw - gtod at the switch */
-	const struct cyclock *raw;
-	struct cyclock_percpu_slot *slot;
-	uint64_t tick_ns;
-	unsigned int nr_cpus;
+	CYCLOCK_SHARED(const struct cyclock *) raw;
+	CYCLOCK_SHARED(struct cyclock_percpu_slot *) slot;
+	CYCLOCK_SHARED(uint64_t) tick_ns;
+	CYCLOCK_SHARED(unsigned int) nr_cpus;
 	CYCLOCK_ATOMIC(uint32_t) switching; /* serialises set_unstable */
 };
 

@@ -4,15 +4,17 @@
  *
  * Everything the engine takes from its surroundings is here: fixed-width
  * integers, the cache-line size, alignment and a pause hint; and, through
- * their own seam (cyclock/atomic.h, included last whatever this file is),
- * atomics: shared fields are C11 atomics so that ThreadSanitizer and the
- * model checker can follow every access.  Firmware with an unusual
+ * their own seam (cyclock/atomic.h, included first whatever this file
+ * is), atomics: shared fields are C11 atomics so that ThreadSanitizer and
+ * the model checker can follow every access.  Firmware with an unusual
  * toolchain may supply its own file instead by defining
  * CYCLOCK_DEPS_HEADER to its name; it must define every macro below.  The
  * engine includes nothing else.
  */
 #ifndef CYCLOCK_DEPS_H
 #define CYCLOCK_DEPS_H
+
+#include "atomic.h"
 
 #ifdef CYCLOCK_DEPS_HEADER
 #include CYCLOCK_DEPS_HEADER
@@ -66,7 +68,4 @@
 #define cyclock_unlikely(x) __builtin_expect(!!(x), 0)
 
 #endif /* CYCLOCK_DEPS_HEADER */
-
-#include "atomic.h"
-
 #endif /* CYCLOCK_DEPS_H */

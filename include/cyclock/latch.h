@@ -90,8 +90,7 @@ static inline bool cyclock__writer_trylock(CYCLOCK_ATOMIC(uint32_t) *writer)
 
 	/* Acquire pairs with cyclock__writer_unlock()'s release: the new
 	 * writer sees everything the previous one wrote. */
-	return cyclock_atomic_cas(writer, &free_, 1, CYCLOCK_ACQUIRE,
-						       CYCLOCK_RELAXED);
+	return cyclock_atomic_cas(writer, &free_, 1, CYCLOCK_ACQUIRE, CYCLOCK_RELAXED);
 }
 
 static inline void cyclock__writer_lock(CYCLOCK_ATOMIC(uint32_t) *writer)

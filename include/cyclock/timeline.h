@@ -194,7 +194,7 @@ CYCLOCK__READER bool cyclock__read_parts(struct cyclock__timeline *tl, unsigned 
 						: cyclock_arch_counter();
 		delta = cyc - cyclock__load64(&s->epoch_cyc);
 		if (cyclock_unlikely(delta >= cyclock_atomic_load(&s->horizon_cyc,
-								   CYCLOCK_RELAXED))) {
+								  CYCLOCK_RELAXED))) {
 			*base = word;
 			*since = cyc;
 			return false;

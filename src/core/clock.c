@@ -85,15 +85,15 @@ static void latch_write(struct cyclock *clk, uint64_t epoch_ns, uint64_t epoch_c
  */
 static void start_source(struct cyclock *clk)
 {
-	const struct cyclock_source *src = clk->cold.src;
+	const struct cyclock_source *src = COLD(clk, src);
 	struct reader r;
 	uint64_t cyc, now;
 
 	r.read = src->read;
 	r.src = src;
-	r.mask = clk->cold.mask;
-	r.mult = clk->cold.mult;
-	r.shift = clk->cold.shift;
+	r.mask = COLD(clk, mask);
+	r.mult = COLD(clk, mult);
+	r.shift = COLD(clk, shift);
 	cyc = src->read(src);
 	now = cyclock_read_inline(clk); /* the published, old, copy */
 	latch_write(clk, now, cyc, 0, &r);
@@ -112,7 +112,7 @@ static int check_source(const struct cyclock_source *src)
 static bool may_replace(const struct cyclock *clk, const struct cyclock_source *src,
 			unsigned int flags)
 {
-	const struct cyclock_source *cur = clk->cold.src;
+	const struct cyclock_source *cur = COLD(clk, src);
 
 	return !cur || src->rating >= cur->rating || (flags & CYCLOCK_REGISTER_FORCE);
 }
@@ -137,13 +137,13 @@ int cyclock_register_opts(struct cyclock *clk, const struct cyclock_source *src,
 		cyclock__writer_unlock(&clk->writer);
 		return CYCLOCK_EBUSY;
 	}
-	clk->cold.src = src;
-	clk->cold.mask = sc.mask;
-	clk->cold.mult = sc.mult;
-	clk->cold.shift = sc.shift;
-	clk->cold.error_ppt = sc.error_ppt;
+	COLD(clk, src) = src;
+	COLD(clk, mask) = sc.mask;
+	COLD(clk, mult) = sc.mult;
+	COLD(clk, shift) = sc.shift;
+	COLD(clk, error_ppt) = sc.error_ppt;
 	cyclock__store64(&clk->cold.wrap_ns, sc.wrap_ns);
-	if (!clk->cold.suspended) /* else resume() starts it */
+	if (!COLD(clk, suspended)) /* else resume() starts it */
 		start_source(clk);
 	cyclock__writer_unlock(&clk->writer);
 	return 0;
@@ -166,18 +166,18 @@ void cyclock_update(struct cyclock *clk)
 
 	if (!cyclock__writer_trylock(&clk->writer))
 		return; /* that writer is updating the epoch */
-	if (clk->cold.src && !clk->cold.suspended) {
+	if (COLD(clk, src) && !COLD(clk, suspended)) {
 		/* Only writers change seq, and we are the writer: no retry. */
 		rd = &clk->read_data[cyclock_atomic_load(&clk->seq, CYCLOCK_RELAXED) & 1];
 		epoch_cyc = cyclock__load64(&rd->epoch_cyc);
-		delta = cyclock__delta(clk->cold.src->read(clk->cold.src), epoch_cyc,
-				       clk->cold.mask);
-		ns = cyclock__scale(delta, clk->cold.mult, cyclock__load64(&rd->epoch_frac),
-				    clk->cold.shift, &frac);
+		delta = cyclock__delta(COLD(clk, src)->read(COLD(clk, src)), epoch_cyc,
+				       COLD(clk, mask));
+		ns = cyclock__scale(delta, COLD(clk, mult), cyclock__load64(&rd->epoch_frac),
+				    COLD(clk, shift), &frac);
 		/* Advance by the delta, not to the counter read: a clamped
 		 * (behind) read leaves the epoch where it was. */
 		latch_write(clk, cyclock__load64(&rd->epoch_ns) + ns,
-			    (epoch_cyc + delta) & clk->cold.mask, frac, NULL);
+			    (epoch_cyc + delta) & COLD(clk, mask), frac, NULL);
 	}
 	cyclock__writer_unlock(&clk->writer);
 }
@@ -192,9 +192,9 @@ void cyclock_suspend(struct cyclock *clk)
 	static const struct reader frozen = { NULL, NULL, 0, 0, 0 };
 
 	cyclock__writer_lock(&clk->writer);
-	if (!clk->cold.suspended) {
+	if (!COLD(clk, suspended)) {
 		latch_write(clk, cyclock_read_inline(clk), 0, 0, &frozen);
-		clk->cold.suspended = true;
+		COLD(clk, suspended) = true;
 	}
 	cyclock__writer_unlock(&clk->writer);
 }
@@ -202,8 +202,8 @@ void cyclock_suspend(struct cyclock *clk)
 void cyclock_resume(struct cyclock *clk)
 {
 	cyclock__writer_lock(&clk->writer);
-	if (clk->cold.suspended && clk->cold.src)
+	if (COLD(clk, suspended) && COLD(clk, src))
 		start_source(clk); /* from the frozen value */
-	clk->cold.suspended = false;
+	COLD(clk, suspended) = false;
 	cyclock__writer_unlock(&clk->writer);
 }

@@ -64,7 +64,7 @@ static void put_resolution(struct sink *s, uint64_t rate_hz)
 size_t cyclock_format_summary(const struct cyclock *clk, char *buf, size_t len)
 {
 	struct sink s = { buf, len, 0 };
-	const struct cyclock_source *src = clk->cold.src;
+	const struct cyclock_source *src = COLD(clk, src);
 
 	if (!src) {
 		put_str(&s, "no source registered");
@@ -77,7 +77,7 @@ size_t cyclock_format_summary(const struct cyclock *clk, char *buf, size_t len)
 		put_str(&s, " ns, update every ");
 		put_u64(&s, cyclock_wrap_ns(clk));
 		put_str(&s, " ns, rate within ");
-		put_milli(&s, clk->cold.error_ppt); /* ppt as ppb */
+		put_milli(&s, COLD(clk, error_ppt)); /* ppt as ppb */
 		put_str(&s, " ppb");
 	}
 	if (len)

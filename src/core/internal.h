@@ -7,6 +7,9 @@
 
 #define CYCLOCK_NSEC_PER_SEC 1000000000ull
 
+/* A writer's own field of @clk (struct cyclock_cold), under its flag. */
+#define COLD(clk, field) cyclock_shared((clk)->cold.field)
+
 /*
  * How a source's counts become nanoseconds: ns = (delta * mult) >> shift
  * for any delta up to wrap_cyc, which takes wrap_ns to accumulate.

@@ -12,6 +12,10 @@
  */
 #include "internal.h"
 
+/* @pc's setup (struct cyclock_percpu), written by init and read by every
+ * call after it. */
+#define PC(pc, field) cyclock_shared((pc)->field)
+
 #if CYCLOCK_U64_IS_SPLIT
 
 /* The per-CPU clock needs a 64-bit compare-and-swap this target lacks. */
@@ -20,7 +24,7 @@ int cyclock_percpu_init(struct cyclock_percpu *pc, const struct cyclock *raw,
 {
 	(void)raw, (void)slots, (void)nr_cpus, (void)tick_ns;
 	if (pc)
-		pc->nr_cpus = 0;
+		PC(pc, nr_cpus) = 0;
 	return CYCLOCK_ENOTSUP;
 }
 
@@ -62,7 +66,7 @@ CYCLOCK_LAYOUT_ASSERT(sizeof(struct cyclock_percpu_slot) == CYCLOCK_CACHELINE,
 
 static struct cyclock_percpu_slot *slot_of(struct cyclock_percpu *pc, unsigned int cpu)
 {
-	return cpu < pc->nr_cpus ? &pc->slot[cpu] : NULL;
+	return cpu < PC(pc, nr_cpus) ? &PC(pc, slot)[cpu] : NULL;
 }
 
 static uint64_t max_u64(uint64_t a, uint64_t b)
@@ -89,9 +93,8 @@ static uint64_t advance_to(struct cyclock_percpu_slot *slot, uint64_t val)
 {
 	uint64_t old = cyclock_atomic_load(&slot->clock, CYCLOCK_RELAXED);
 
-	while (old < val && !cyclock_atomic_cas_weak(
-				    &slot->clock, &old, val, CYCLOCK_RELAXED,
-				    CYCLOCK_RELAXED))
+	while (old < val && !cyclock_atomic_cas_weak( &slot->clock, &old, val, CYCLOCK_RELAXED,
+						     CYCLOCK_RELAXED))
 		;
 	return max_u64(old, val);
 }
@@ -110,11 +113,11 @@ static uint64_t read_stable(struct cyclock_percpu *pc, unsigned int cpu)
 {
 	uint64_t v;
 
-	if (cpu >= pc->nr_cpus)
+	if (cpu >= PC(pc, nr_cpus))
 		return 0;
-	v = cyclock_read_inline(pc->raw);
+	v = cyclock_read_inline(PC(pc, raw));
 	if (cyclock_unlikely(mode_of(pc) != read_stable))
-		return advance_to(&pc->slot[cpu], v);
+		return advance_to(&PC(pc, slot)[cpu], v);
 	return v;
 }
 
@@ -127,20 +130,20 @@ static uint64_t read_unstable(struct cyclock_percpu *pc, unsigned int cpu)
 	if (!slot)
 		return 0;
 	cyclock__percpu_load_tick(slot, &tick_raw, &tick_gtod);
-	delta = cyclock_read_inline(pc->raw) - tick_raw;
+	delta = cyclock_read_inline(PC(pc, raw)) - tick_raw;
 	if ((int64_t)delta < 0) /* a raw clock behind its own tick */
 		delta = 0;
 	gtod = tick_gtod + cyclock_atomic_load(&pc->gtod_offset, CYCLOCK_RELAXED);
 	old = cyclock_atomic_load(&slot->clock, CYCLOCK_RELAXED);
 	do {
-		uint64_t lo = max_u64(gtod, old), hi = max_u64(old, gtod + pc->tick_ns);
+		uint64_t lo = max_u64(gtod, old), hi = max_u64(old, gtod + PC(pc, tick_ns));
 
 		val = gtod + delta;
 		val = val < lo ? lo : val > hi ? hi : val;
 		if (val == old)
 			return val; /* clamped to the last value: nothing to publish */
 	} while (!cyclock_atomic_cas_weak(&slot->clock, &old, val,
-							CYCLOCK_RELAXED, CYCLOCK_RELAXED));
+					  CYCLOCK_RELAXED, CYCLOCK_RELAXED));
 	return val;
 }
 
@@ -149,10 +152,10 @@ int cyclock_percpu_init(struct cyclock_percpu *pc, const struct cyclock *raw,
 {
 	if (!pc || !raw || !slots || !nr_cpus || !tick_ns)
 		return CYCLOCK_EINVAL;
-	pc->raw = raw;
-	pc->slot = slots;
-	pc->nr_cpus = nr_cpus;
-	pc->tick_ns = tick_ns;
+	PC(pc, raw) = raw;
+	PC(pc, slot) = slots;
+	PC(pc, nr_cpus) = nr_cpus;
+	PC(pc, tick_ns) = tick_ns;
 	cyclock_atomic_init(&pc->gtod_offset, 0);
 	cyclock_atomic_init(&pc->switching, 0);
 	for (unsigned int i = 0; i < nr_cpus; i++) {
@@ -187,7 +190,7 @@ int cyclock_percpu_tick(struct cyclock_percpu *pc, unsigned int cpu, uint64_t gt
 	if (!slot || !mode_of(pc))
 		return CYCLOCK_EINVAL;
 	if (cyclock__writer_trylock(&slot->writer)) { /* else that tick stamps */
-		store_tick(slot, cyclock_read_inline(pc->raw), gtod_ns);
+		store_tick(slot, cyclock_read_inline(PC(pc, raw)), gtod_ns);
 		cyclock__writer_unlock(&slot->writer);
 	}
 	mode_of(pc)(pc, cpu); /* unstable: publish the CPU's clock as of this tick */
@@ -208,8 +211,8 @@ uint64_t cyclock_percpu_read_remote(struct cyclock_percpu *pc, unsigned int this
 	 * Return the value both now have, not this CPU's newest (another
 	 * thread on it may have moved it on meanwhile).
 	 */
-	remote = advance_to(&pc->slot[cpu], read_unstable(pc, this_cpu));
-	advance_to(&pc->slot[this_cpu], remote);
+	remote = advance_to(&PC(pc, slot)[cpu], read_unstable(pc, this_cpu));
+	advance_to(&PC(pc, slot)[this_cpu], remote);
 	return remote;
 }
 
@@ -222,15 +225,15 @@ int cyclock_percpu_set_unstable(struct cyclock_percpu *pc, unsigned int cpu, uin
 	cyclock__writer_lock(&pc->switching);
 	if (mode_of(pc) == read_stable) {
 		/* From here the reference plus gtod_offset is the stable clock. */
-		now = cyclock_read_inline(pc->raw);
+		now = cyclock_read_inline(PC(pc, raw));
 		cyclock_atomic_store(&pc->gtod_offset, now - gtod_ns, CYCLOCK_RELAXED);
 		/* As the kernel does, every CPU starts from this CPU's stamp;
 		 * their own next ticks correct it. */
-		for (unsigned int i = 0; i < pc->nr_cpus; i++) {
-			cyclock__writer_lock(&pc->slot[i].writer);
-			store_tick(&pc->slot[i], now, gtod_ns);
-			cyclock__writer_unlock(&pc->slot[i].writer);
-			advance_to(&pc->slot[i], now);
+		for (unsigned int i = 0; i < PC(pc, nr_cpus); i++) {
+			cyclock__writer_lock(&PC(pc, slot)[i].writer);
+			store_tick(&PC(pc, slot)[i], now, gtod_ns);
+			cyclock__writer_unlock(&PC(pc, slot)[i].writer);
+			advance_to(&PC(pc, slot)[i], now);
 		}
 		cyclock_atomic_store(&pc->read, read_unstable, CYCLOCK_RELEASE);
 		/* A reader that found the stable mode before that store returned
@@ -240,9 +243,9 @@ int cyclock_percpu_set_unstable(struct cyclock_percpu *pc, unsigned int cpu, uin
 		 * reader later still sees the store (read_stable()); the fence
 		 * keeps this read of the raw clock after it. */
 		cyclock_atomic_fence(CYCLOCK_SEQ_CST);
-		now = cyclock_read_inline(pc->raw);
-		for (unsigned int i = 0; i < pc->nr_cpus; i++)
-			advance_to(&pc->slot[i], now);
+		now = cyclock_read_inline(PC(pc, raw));
+		for (unsigned int i = 0; i < PC(pc, nr_cpus); i++)
+			advance_to(&PC(pc, slot)[i], now);
 	}
 	cyclock__writer_unlock(&pc->switching);
 	return 0;

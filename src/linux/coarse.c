@@ -50,13 +50,19 @@ static uint64_t coarse_raise(uint64_t ns)
 	return old > ns ? old : ns;
 }
 
+/* The ticker's one step: cyclock_now(), stored where readers load it. */
+void cyclock__coarse_tick(void)
+{
+	coarse_raise(cyclock_now());
+}
+
 static void *ticker(void *arg)
 {
 	struct timespec ts = { 0, (long)period_ns };
 
 	(void)arg;
 	for (;;) {
-		coarse_raise(cyclock_now());
+		cyclock__coarse_tick();
 		if (period_ns >= NSEC_PER_SEC) {
 			ts.tv_sec = (time_t)(period_ns / NSEC_PER_SEC);
 			ts.tv_nsec = (long)(period_ns % NSEC_PER_SEC);
@@ -134,9 +140,8 @@ uint64_t cyclock__coarse_below(uint64_t ns)
 {
 	uint64_t b = cyclock_atomic_load(&cyclock__coarse.below, CYCLOCK_RELAXED);
 
-	while (b < ns && !cyclock_atomic_cas_weak(&cyclock__coarse.below, &b, ns,
-								CYCLOCK_RELEASE,
-								CYCLOCK_RELAXED))
+	while (b < ns && !cyclock_atomic_cas_weak(&cyclock__coarse.below, &b, ns, CYCLOCK_RELEASE,
+						  CYCLOCK_RELAXED))
 		;
 	return b > ns ? b : ns;
 }
@@ -169,8 +174,7 @@ uint64_t cyclock__coarse_slow(void)
 {
 	uint64_t ns = cyclock__kernel_ns(CLOCK_MONOTONIC_COARSE);
 
-	if (cyclock_unlikely(ns > cyclock_atomic_load(&cyclock__coarse.below,
-							CYCLOCK_ACQUIRE)))
+	if (cyclock_unlikely(ns > cyclock_atomic_load(&cyclock__coarse.below, CYCLOCK_ACQUIRE)))
 		ns = past_cap(ns);
 	if (cyclock_likely(cyclock_atomic_load(&ticker_state, CYCLOCK_SEQ_CST) != TICKER_RUNNING))
 		return ns;

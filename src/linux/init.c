@@ -287,8 +287,8 @@ static void publish_offsets(void)
 
 	cyclock__offsets_read(&o, true);
 	cyclock__offsets_apply(&o, true);
-	v.off_real = cyclock__tracks.off_real;
-	v.off_boot = cyclock__tracks.off_boot;
+	v.off_real = TRACKS_OFF(off_real);
+	v.off_boot = TRACKS_OFF(off_boot);
 	cyclock__publish(&cyclock__mono, &v);
 }
 

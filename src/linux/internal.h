@@ -208,15 +208,18 @@ struct cyclock__setup {
 extern struct cyclock__setup cyclock__setup;
 
 /* The writers' own: the two timelines' controllers and the offsets they
- * publish, under the writer flag (the anomalies' count is read freely). */
+ * publish, under the writer flag (the anomalies' count is read freely).
+ * The offsets are plain data one writer leaves the next through the
+ * flag's release and acquire (CYCLOCK_SHARED, cyclock/atomic.h). */
 struct cyclock__tracks {
 	struct cyclock__track mono, raw;
-	uint64_t off_real, off_boot;         /* as last published */
-	uint64_t off_real_w, off_boot_w;     /* the widths of their brackets */
+	CYCLOCK_SHARED(uint64_t) off_real, off_boot;     /* as last published */
+	CYCLOCK_SHARED(uint64_t) off_real_w, off_boot_w; /* the widths of their brackets */
 	CYCLOCK_ATOMIC(uint64_t) offsets_ns; /* CLOCK_MONOTONIC at their last measurement */
 	CYCLOCK_ATOMIC(uint64_t) anomalies;
 };
 extern struct cyclock__tracks cyclock__tracks;
+#define TRACKS_OFF(field) cyclock_shared(cyclock__tracks.field) /* under the writer flag */
 
 /* world.c (sim.c in the simulation): the machine; platform.c: the process
  * (its id, stderr, environment, signal mask, threads). */
@@ -366,6 +369,7 @@ uint64_t cyclock__local_read(void);
 uint64_t cyclock__coarse_below(uint64_t ns);
 void cyclock__coarse_period(uint64_t ns);
 bool cyclock__coarse_start(void);
+void cyclock__coarse_tick(void); /* the ticker's step, on its thread (the model runs it) */
 void cyclock__coarse_fork_child(void);
 
 #endif /* CYCLOCK_LINUX_INTERNAL_H */

@@ -87,7 +87,7 @@ uint64_t cyclock__local_read(void)
 		      cyclock_atomic_load(&local_update_at, CYCLOCK_RELAXED)) >= 0) {
 		cyclock_update(&local_raw);
 		cyclock_atomic_store(&local_update_at, cyclock_arch_counter() + local_update_cyc,
-				      CYCLOCK_RELAXED);
+				     CYCLOCK_RELAXED);
 	}
 	if (cyclock_read(&local_raw) - tick_raw(&local_slot[cpu]) >= LOCAL_TICK_NS)
 		cyclock_percpu_tick(&local_pc, cpu, cyclock__kernel_ns(CLOCK_MONOTONIC));

@@ -99,9 +99,8 @@ static bool serve(struct cyclock__timeline *tl, uint64_t word, uint64_t k, uint6
 	}
 	*ns = k;
 	for (uint32_t seq = CYCLOCK__SEQ(word);;) {
-		if (cyclock_atomic_cas_weak(&tl->seq, &word,
-							  word + CYCLOCK__SERVED_ONE + (k == 0),
-							  CYCLOCK_RELEASE, CYCLOCK_RELAXED))
+		if (cyclock_atomic_cas_weak(&tl->seq, &word, word + CYCLOCK__SERVED_ONE + (k == 0),
+					    CYCLOCK_RELEASE, CYCLOCK_RELAXED))
 			return true;
 		if (CYCLOCK__SEQ(word) != seq) /* only the count may have moved */
 			return false;
@@ -214,9 +213,7 @@ static __attribute__((noinline)) uint64_t counter_slow(unsigned int kind, uint64
 {
 	/* A counter segment (horizon_cyc > 0) means initialised on the counter. */
 	if (!cyclock_atomic_load(&(kind & CYCLOCK__RAW ? &cyclock__raw : &cyclock__mono)
-					   ->seg[word & 1]
-					   .horizon_cyc,
-				  CYCLOCK_RELAXED)) {
+				 ->seg[word & 1] .horizon_cyc, CYCLOCK_RELAXED)) {
 		if (cyclock_atomic_load(&cyclock__host.state, CYCLOCK_ACQUIRE) != INIT_DONE)
 			cyclock__init_once(CYCLOCK__INIT_DEFER | CYCLOCK__INIT_READ);
 		if (cyclock_atomic_load(&cyclock__host.state, CYCLOCK_ACQUIRE) == INIT_DONE &&
@@ -231,7 +228,7 @@ uint64_t cyclock__slow(unsigned int kind, uint64_t word, uint64_t cyc)
 	/* No counter in use (set once initialised, with release): the
 	 * kernel's clock, for a load and a call more than its own. */
 	if (cyclock_atomic_load(&(kind & CYCLOCK__RAW ? &cyclock__raw : &cyclock__mono)->how,
-				 CYCLOCK_ACQUIRE) == CYCLOCK__HOW_KERNEL)
+				CYCLOCK_ACQUIRE) == CYCLOCK__HOW_KERNEL)
 		return kernel_value(kind);
 	return counter_slow(kind, word, cyc);
 }

@@ -59,12 +59,10 @@ bool cyclock__writer_try(uint32_t me)
 {
 	uint32_t held = 0;
 
-	if (cyclock_atomic_cas(&cyclock__host.writer, &held, me,
-						    CYCLOCK_ACQUIRE, CYCLOCK_RELAXED))
+	if (cyclock_atomic_cas(&cyclock__host.writer, &held, me, CYCLOCK_ACQUIRE, CYCLOCK_RELAXED))
 		return true;
-	if (held == me || !cyclock_atomic_cas(&cyclock__host.writer, &held, me,
-								   CYCLOCK_ACQUIRE,
-								   CYCLOCK_RELAXED))
+	if (held == me || !cyclock_atomic_cas(&cyclock__host.writer, &held, me, CYCLOCK_ACQUIRE,
+					      CYCLOCK_RELAXED))
 		return false;
 	return true;
 }
@@ -101,7 +99,7 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded)
 	offsets = mono && (cyclock_atomic_load(&cyclock__host.pending, CYCLOCK_RELAXED) ||
 			   cyclock__kernel_ns(CLOCK_MONOTONIC) -
 					   cyclock_atomic_load(&cyclock__tracks.offsets_ns,
-								CYCLOCK_RELAXED) >=
+							       CYCLOCK_RELAXED) >=
 				   CYCLOCK_OFFSETS_NS);
 	if (offsets)
 		cyclock__offsets_read(&o, false);
@@ -131,8 +129,8 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded)
 		cyclock__offsets_apply(&o, false);
 		cyclock_atomic_store(&cyclock__tracks.offsets_ns, s.ns, CYCLOCK_RELAXED);
 	}
-	off[0] = cyclock__tracks.off_real;
-	off[1] = cyclock__tracks.off_boot;
+	off[0] = TRACKS_OFF(off_real);
+	off[1] = TRACKS_OFF(off_boot);
 	track_resync(tr, &s, mono ? &a : &tr->adj, mono ? off : NULL, went_back);
 	cyclock__writer_done();
 	if (shielded)

@@ -82,17 +82,17 @@ void cyclock__offsets_read(struct cyclock__offsets *o, bool first)
 void cyclock__offsets_apply(const struct cyclock__offsets *o, bool first)
 {
 	uint64_t slack = 2 * o->real_w > NSEC_PER_USEC ? 2 * o->real_w : NSEC_PER_USEC;
-	int64_t d = (int64_t)(o->real - cyclock__tracks.off_real);
+	int64_t d = (int64_t)(o->real - TRACKS_OFF(off_real));
 
 	if (first || d > (int64_t)slack || d < -(int64_t)slack ||
-	    o->real_w < cyclock__tracks.off_real_w / 4) {
-		cyclock__tracks.off_real = o->real;
-		cyclock__tracks.off_real_w = o->real_w;
+	    o->real_w < TRACKS_OFF(off_real_w) / 4) {
+		TRACKS_OFF(off_real) = o->real;
+		TRACKS_OFF(off_real_w) = o->real_w;
 	}
 	slack = 2 * o->boot_w > NSEC_PER_USEC ? 2 * o->boot_w : NSEC_PER_USEC;
-	if (first || (int64_t)(o->boot - cyclock__tracks.off_boot) > (int64_t)slack ||
-	    (o->boot_w < cyclock__tracks.off_boot_w / 4 && o->boot > cyclock__tracks.off_boot)) {
-		cyclock__tracks.off_boot = o->boot;
-		cyclock__tracks.off_boot_w = o->boot_w;
+	if (first || (int64_t)(o->boot - TRACKS_OFF(off_boot)) > (int64_t)slack ||
+	    (o->boot_w < TRACKS_OFF(off_boot_w) / 4 && o->boot > TRACKS_OFF(off_boot))) {
+		TRACKS_OFF(off_boot) = o->boot;
+		TRACKS_OFF(off_boot_w) = o->boot_w;
 	}
 }

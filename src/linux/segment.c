@@ -153,9 +153,8 @@ bool cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *
 		if (word >> 32)
 			raise_to_kernel(&w, id);
 		write_copy(tl, !(word & 1), &w);
-		if (cyclock_atomic_cas(&tl->seq, &word, next_word(word, false),
-							    CYCLOCK_RELEASE,
-							    CYCLOCK_ACQUIRE))
+		if (cyclock_atomic_cas(&tl->seq, &word, next_word(word, false), CYCLOCK_RELEASE,
+				       CYCLOCK_ACQUIRE))
 			break;
 		if (++tries == PUBLISH_TRIES)
 			return false;
@@ -168,8 +167,7 @@ bool cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *
 		/* A read that served the kernel's clock meanwhile counted itself
 		 * against the same segment: keep its count, for the next writer. */
 		while (!cyclock_atomic_cas_weak(&tl->seq, &word, next_word(word, true),
-							      CYCLOCK_RELEASE,
-							      CYCLOCK_RELAXED) &&
+						CYCLOCK_RELEASE, CYCLOCK_RELAXED) &&
 		       CYCLOCK__SEQ(word) == odd)
 			;
 	}

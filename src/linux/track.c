@@ -15,8 +15,8 @@ void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sampl
 	struct cyclock__segv zero = { 0 };
 
 	cyclock_atomic_store(&tr->tl->shift, tr->counts->shift, CYCLOCK_RELAXED);
-	zero.off_real = tr->id == CLOCK_MONOTONIC ? cyclock__tracks.off_real : 0;
-	zero.off_boot = tr->id == CLOCK_MONOTONIC ? cyclock__tracks.off_boot : 0;
+	zero.off_real = tr->id == CLOCK_MONOTONIC ? TRACKS_OFF(off_real) : 0;
+	zero.off_boot = tr->id == CLOCK_MONOTONIC ? TRACKS_OFF(off_boot) : 0;
 	/* MONOTONIC runs at RAW's rate times what adjtimex states (both
 	 * start at the same rate, init.c): @adj, or asked now; nothing
 	 * disciplines RAW, so it asks no adjtimex (a system call). */

@@ -361,16 +361,12 @@ __attribute__((constructor)) static void preload_init(void)
 	cyclock_atomic_store(&real_gettime, (gettime_fn *)dlsym(RTLD_NEXT, "clock_gettime"),
 			     CYCLOCK_SEQ_CST);
 	cyclock_atomic_store(&real_gettimeofday,
-			     (gettimeofday_fn *)dlsym(RTLD_NEXT, "gettimeofday"),
-			     CYCLOCK_SEQ_CST);
+			     (gettimeofday_fn *)dlsym(RTLD_NEXT, "gettimeofday"), CYCLOCK_SEQ_CST);
 	cyclock_atomic_store(&real_timespec_get,
-			     (timespec_get_fn *)dlsym(RTLD_NEXT, "timespec_get"),
-			     CYCLOCK_SEQ_CST);
+			     (timespec_get_fn *)dlsym(RTLD_NEXT, "timespec_get"), CYCLOCK_SEQ_CST);
 	cyclock_atomic_store(&real_time, (time_fn *)dlsym(RTLD_NEXT, "time"), CYCLOCK_SEQ_CST);
-	cyclock_atomic_store(&vdso_gettime,
-			     cyclock__vdso_gettime_of(
-				     cyclock_atomic_load(&real_gettime, CYCLOCK_SEQ_CST)),
-			     CYCLOCK_SEQ_CST);
+	cyclock_atomic_store(&vdso_gettime, cyclock__vdso_gettime_of(
+			     cyclock_atomic_load(&real_gettime, CYCLOCK_SEQ_CST)), CYCLOCK_SEQ_CST);
 	if (mask)
 		cyclock__init_once(CYCLOCK__INIT_DEFER | CYCLOCK__INIT_NO_LOCAL);
 	/* Done without the counter: the kernel's clocks, so pass everything through. */

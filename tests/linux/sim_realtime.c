@@ -126,7 +126,7 @@ static void alternate(void)
 
 static int64_t off_real_err(void)
 {
-	return (int64_t)(cyclock__tracks.off_real - w.off_real);
+	return (int64_t)(TRACKS_OFF(off_real) - w.off_real);
 }
 
 /* The first offsets, 50 us off, are replaced at the second half by an
