@@ -55,9 +55,6 @@ extern "C" {
 /* The fastest rate accepted: one count must last at least 2^-32 ns. */
 #define CYCLOCK_MAX_RATE_HZ (1000000000ull << 32)
 
-struct cyclock_source;
-typedef uint64_t (*cyclock_read_fn)(const struct cyclock_source *src);
-
 /*
  * A counter.  The engine keeps the pointer, not a copy: the source must
  * stay valid while it is registered (usually it is a static const).
@@ -92,11 +89,16 @@ struct cyclock_read_data {
  * The read-mostly part of one latch copy: changes only when the source or
  * the mode changes (register, suspend, resume), so updates never dirty its
  * line.  It is latched as well, so a reader never pairs one source's epoch
- * with another's mult.  32 bytes with 64-bit pointers, 24 with 32-bit ones.
+ * with another's mult.  The source is one pointer, its read function
+ * taken from it: a reader may load a copy the writer is rewriting (the
+ * retry then discards what it computed), and a read function and a source
+ * kept apart could come from two writes, so that one source's read() was
+ * called with another's struct, or with none after a suspend (the model
+ * checker's harness 1 found it: docs/model.md).  24 bytes.
  */
 struct cyclock_read_mostly {
-	CYCLOCK_ATOMIC(cyclock_read_fn) read;              /* NULL: the clock stands still */
-	CYCLOCK_ATOMIC(const struct cyclock_source *) src; /* passed to read() */
+	CYCLOCK_ATOMIC(const struct cyclock_source *) src; /* read as src->read(src);
+							    * NULL: the clock stands still */
 	struct cyclock_u64 mask;                           /* 2^bits - 1 */
 	CYCLOCK_ATOMIC(uint32_t) mult;                     /* ns = cyc * mult >> shift */
 	CYCLOCK_ATOMIC(uint32_t) shift;
@@ -124,12 +126,14 @@ struct cyclock_cold {
  *
  *   line 0, hot:   seq (4) + writer (4) + read_data[2] (2 x 24) = 56 bytes.
  *                  Readers load seq and one read_data; writers store all.
- *   line 1, read-mostly: read_mostly[2] (2 x 32 = 64 bytes).  Readers load
+ *   line 1, read-mostly: read_mostly[2] (2 x 24 = 48 bytes).  Readers load
  *                  one copy; only a change of source or mode stores here.
  *   line 2, cold:  the registered source, wrap interval, writer's state.
  *
- * A reader therefore touches exactly two lines, and an update invalidates
- * only the one the reader must re-fetch anyway (the new epoch).
+ * A reader therefore touches two lines of the clock, and its source (whose
+ * read() it calls, and which that read() usually uses), and an update
+ * invalidates only the one the reader must re-fetch anyway (the new
+ * epoch).
  * Zero-initialised, a clock reads 0 until a source is registered.  It must
  * be CYCLOCK_CACHELINE-aligned (static and automatic storage are; use
  * aligned_alloc() for the heap).
@@ -411,7 +415,7 @@ static inline uint64_t cyclock__delta(uint64_t cyc, uint64_t epoch_cyc, uint64_t
  * cyclock_read(), inline, so that the compiled function and any inlined
  * copy are the same code; core.h's comment above has the contract.  It is
  * the kernel's sched_clock() with two additions: epoch_frac, what the last
- * update truncated, so that updates never lose time; and the NULL read,
+ * update truncated, so that updates never lose time; and the NULL source,
  * which stands the clock still at its epoch.  That branch is the price of
  * zero-initialised clocks (a static struct cyclock reads 0 before its
  * first registration, and cyclock_suspend() reuses it); the kernel's
@@ -422,7 +426,7 @@ static inline uint64_t cyclock_read_inline(const struct cyclock *clk)
 {
 	const struct cyclock_read_data *rd;
 	const struct cyclock_read_mostly *rm;
-	cyclock_read_fn read;
+	const struct cyclock_source *src;
 	uint64_t ns, delta;
 	uint32_t seq;
 
@@ -430,12 +434,12 @@ static inline uint64_t cyclock_read_inline(const struct cyclock *clk)
 		seq = cyclock__latch_begin(&clk->seq);
 		rd = &clk->read_data[seq & 1];
 		rm = &clk->read_mostly[seq & 1];
-		read = cyclock_atomic_load(&rm->read, CYCLOCK_RELAXED);
+		src = cyclock_atomic_load(&rm->src, CYCLOCK_RELAXED);
 		ns = cyclock__load64(&rd->epoch_ns);
-		if (cyclock_unlikely(!read))
+		if (cyclock_unlikely(!src))
 			continue;
-		delta = cyclock__delta(read(cyclock_atomic_load(&rm->src, CYCLOCK_RELAXED)),
-				       cyclock__load64(&rd->epoch_cyc), cyclock__load64(&rm->mask));
+		delta = cyclock__delta(src->read(src), cyclock__load64(&rd->epoch_cyc),
+				       cyclock__load64(&rm->mask));
 		ns += cyclock__scale(delta, cyclock_atomic_load(&rm->mult, CYCLOCK_RELAXED),
 				     cyclock__load64(&rd->epoch_frac),
 				     cyclock_atomic_load(&rm->shift, CYCLOCK_RELAXED), NULL);

@@ -15,6 +15,13 @@
  * Writers exclude each other with a flag that is tried, never waited for
  * by a reader.
  *
+ * Each order below names the model harness that fails without it and the
+ * mutation that shows it (docs/model.md: tests/model/mutate.py weakens
+ * each in turn).  The latch's data are relaxed atomics, as Boehm's
+ * "Can seqlocks get along with programming language memory models?"
+ * (MSPC 2012) has a seqlock's: a reader may load a copy being rewritten,
+ * which the re-check then discards, and only an atomic may be read so.
+ *
  * Included by core.h where the atomics seam gives atomics (C, and the
  * model checker's C++): plain C++ callers use the compiled functions.
  */
@@ -48,7 +55,8 @@ static inline void cyclock__store64(struct cyclock_u64 *p, uint64_t v)
 #endif
 }
 
-/* Start a latch read: the acquire pairs with the writer's release stores of seq. */
+/* Start a latch read: the acquire pairs with the writer's release stores
+ * of seq (model_latch fails without it: latch-begin). */
 static inline uint32_t cyclock__latch_begin(const CYCLOCK_ATOMIC(uint32_t) *seq)
 {
 	return cyclock_atomic_load(seq, CYCLOCK_ACQUIRE);
@@ -58,7 +66,7 @@ static inline uint32_t cyclock__latch_begin(const CYCLOCK_ATOMIC(uint32_t) *seq)
  * End a latch read: true if a writer moved the sequence, so the copy read
  * may be torn.  The acquire fence pairs with the release fence the writer
  * puts after each sequence bump: a reader that saw any store made after a
- * bump also sees the bump here.
+ * bump also sees the bump here (model_latch: latch-retry-fence).
  */
 static inline bool cyclock__latch_retry(const CYCLOCK_ATOMIC(uint32_t) *seq, uint32_t start)
 {
@@ -75,10 +83,12 @@ static inline void cyclock__latch_bump(CYCLOCK_ATOMIC(uint32_t) *seq)
 {
 	uint32_t s = cyclock_atomic_load(seq, CYCLOCK_RELAXED);
 
-	/* Release: the previous copy's stores are visible before the bump. */
+	/* Release: the previous copy's stores are visible before the bump
+	 * (model_latch: latch-bump). */
 	cyclock_atomic_store(seq, s + 1, CYCLOCK_RELEASE);
 	/* Pairs with cyclock__latch_retry()'s acquire fence: the stores that
-	 * follow are not seen by a reader that does not also see the bump. */
+	 * follow are not seen by a reader that does not also see the bump
+	 * (model_latch: latch-bump-fence). */
 	cyclock_atomic_fence(CYCLOCK_RELEASE);
 }
 
@@ -89,7 +99,8 @@ static inline bool cyclock__writer_trylock(CYCLOCK_ATOMIC(uint32_t) *writer)
 	uint32_t free_ = 0;
 
 	/* Acquire pairs with cyclock__writer_unlock()'s release: the new
-	 * writer sees everything the previous one wrote. */
+	 * writer sees everything the previous one wrote (model_latch's second
+	 * configuration: writer-trylock, writer-unlock). */
 	return cyclock_atomic_cas(writer, &free_, 1, CYCLOCK_ACQUIRE, CYCLOCK_RELAXED);
 }
 

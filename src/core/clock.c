@@ -31,13 +31,12 @@ CYCLOCK_LAYOUT_ASSERT(offsetof(struct cyclock, cold) == 2 * CYCLOCK_CACHELINE,
 CYCLOCK_LAYOUT_ASSERT(_Alignof(struct cyclock) == CYCLOCK_CACHELINE, "the clock is line-aligned");
 
 /*
- * How a latch copy reads and converts: its read-mostly part.  read == NULL
+ * How a latch copy reads and converts: its read-mostly part.  src == NULL
  * makes the clock stand still at its epoch.  Filled field by field, never
  * zero-initialised or copied whole: compilers may turn that into memset()
  * or memcpy() calls, which firmware without libc does not have.
  */
 struct reader {
-	cyclock_read_fn read;
 	const struct cyclock_source *src;
 	uint64_t mask;
 	uint32_t mult, shift;
@@ -55,7 +54,6 @@ static void write_copy(struct cyclock *clk, unsigned int i, uint64_t epoch_ns, u
 	cyclock__store64(&rd->epoch_frac, epoch_frac);
 	if (!r)
 		return;
-	cyclock_atomic_store(&rm->read, r->read, CYCLOCK_RELAXED);
 	cyclock_atomic_store(&rm->src, r->src, CYCLOCK_RELAXED);
 	cyclock__store64(&rm->mask, r->mask);
 	cyclock_atomic_store(&rm->mult, r->mult, CYCLOCK_RELAXED);
@@ -89,7 +87,6 @@ static void start_source(struct cyclock *clk)
 	struct reader r;
 	uint64_t cyc, now;
 
-	r.read = src->read;
 	r.src = src;
 	r.mask = COLD(clk, mask);
 	r.mult = COLD(clk, mult);
@@ -189,7 +186,7 @@ uint64_t cyclock_wrap_ns(const struct cyclock *clk)
 
 void cyclock_suspend(struct cyclock *clk)
 {
-	static const struct reader frozen = { NULL, NULL, 0, 0, 0 };
+	static const struct reader frozen = { NULL, 0, 0, 0 };
 
 	cyclock__writer_lock(&clk->writer);
 	if (!COLD(clk, suspended)) {
