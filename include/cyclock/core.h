@@ -380,8 +380,18 @@ CYCLOCK_API uint64_t cyclock_percpu_read_remote(struct cyclock_percpu *pc, unsig
 /*
  * Switch to unstable mode, run on @cpu with the reference time @gtod_ns:
  * from now on values follow the reference, offset so that they continue
- * from the stable clock's current value (no jump).  Idempotent.  Returns
- * 0 or CYCLOCK_EINVAL.  Not async-signal-safe: may spin on a concurrent switch.
+ * from the stable clock's current value on @cpu (no jump there; a CPU
+ * whose counter ran ahead of @cpu's steps back by its lead, as in the
+ * kernel, which clones the switching CPU's stamp to every CPU).
+ * Idempotent.  Returns 0 or CYCLOCK_EINVAL.  Not async-signal-safe: may
+ * spin on a concurrent switch.
+ * Call it with no reader running on another CPU, as the kernel switches
+ * with every CPU stopped (a static key): a reader that reads the stable
+ * clock during the switch hands out a value no CPU's slot records until
+ * the switch's last look at the raw clock, and C11 orders that look with
+ * the reader's look at the mode only if the reader fences too, which
+ * every stable read would pay; that CPU's next read may then be lower by
+ * up to the switch's length (docs/model.md: the model finds it).
  */
 CYCLOCK_API int cyclock_percpu_set_unstable(struct cyclock_percpu *pc, unsigned int cpu,
 					    uint64_t gtod_ns) CYCLOCK_NOEXCEPT;
