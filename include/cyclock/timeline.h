@@ -139,7 +139,9 @@ CYCLOCK_API uint64_t cyclock__coarse_slow(void) CYCLOCK_NOEXCEPT;
  * sequence moved since, so that the copy read may be torn (the acquire
  * fence pairs with the writer's release fence before it writes a copy).
  * The count of served reads above the sequence may move meanwhile: a
- * reader need not read again for that. */
+ * reader need not read again for that.  model_publish fails without
+ * either (docs/hosted.md, "What each order is for": timeline-begin,
+ * timeline-retry-fence). */
 CYCLOCK__READER uint64_t cyclock__tl_begin(const struct cyclock__timeline *tl)
 {
 	return cyclock_atomic_load(&tl->seq, CYCLOCK_ACQUIRE);

@@ -86,8 +86,9 @@ static void served(struct cyclock__timeline *tl, uint64_t cyc)
  * (read again).  A value of the kernel's goes out only counted in the
  * word: a compare-and-swap that fails if the sequence moved, so that a
  * writer whose own swap comes after it has read the kernel's clock later
- * and raised its segment to that (segment.c).  The new word depends on
- * the value (an add of 0 the CPU cannot see through), so the swap cannot
+ * and raised its segment to that (segment.c; the release pairs with its
+ * acquire: model_publish, serve-count).  The new word depends on the
+ * value (an add of 0 the CPU cannot see through), so the swap cannot
  * happen before the kernel's counter read did.
  */
 static bool serve(struct cyclock__timeline *tl, uint64_t word, uint64_t k, uint64_t floor,

@@ -93,7 +93,8 @@ static void write_copy(struct cyclock__timeline *tl, unsigned int i, const struc
 
 	/* Pairs with cyclock__tl_retry()'s acquire fence: a reader of this
 	 * copy from two publishes ago that sees any store below sees the
-	 * sequence that moved past it, and reads again. */
+	 * sequence that moved past it, and reads again (model_publish:
+	 * publish-copy-fence). */
 	cyclock_atomic_fence(CYCLOCK_RELEASE);
 	cyclock__store64(&s->epoch_cyc, v->cyc);
 	cyclock__store64(&s->epoch_ns, v->ns);
@@ -139,7 +140,12 @@ static uint64_t next_word(uint64_t word, bool served)
  * into copy 0 and the sequence made even, so that readers stay on line 0.
  * The caller holds host.writer.  false: reads that served the kernel's
  * clock kept coming, PUBLISH_TRIES times in a row, between the raise and
- * the swap; nothing was published.
+ * the swap; nothing was published.  The swap releases the copy to the
+ * readers, and acquires, when it fails, the served reads it found
+ * counted, so that the raise after it reads the kernel's clock later than
+ * they did (serve()'s release); acq_rel, since C11 lets no swap fail with
+ * an order stronger than it succeeds with (model_publish fails without
+ * either half: publish-swap-release, publish-swap-acquire; docs/hosted.md).
  */
 #define PUBLISH_TRIES 8
 bool cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *v)
@@ -153,7 +159,7 @@ bool cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *
 		if (word >> 32)
 			raise_to_kernel(&w, id);
 		write_copy(tl, !(word & 1), &w);
-		if (cyclock_atomic_cas(&tl->seq, &word, next_word(word, false), CYCLOCK_RELEASE,
+		if (cyclock_atomic_cas(&tl->seq, &word, next_word(word, false), CYCLOCK_ACQ_REL,
 				       CYCLOCK_ACQUIRE))
 			break;
 		if (++tries == PUBLISH_TRIES)
