@@ -223,9 +223,13 @@ CYCLOCK__READER uint64_t cyclock__read(struct cyclock__timeline *tl, unsigned in
 	return cyclock__slow(kind, base, since);
 }
 
+/* The ticker's value, or the kernel's coarse clock under the cap.  The
+ * acquire pairs with the ticker's store (src/linux/coarse.c): a reader
+ * handed the value sees the segment it came from, so that its own
+ * cyclock_now() after is not below it. */
 static inline uint64_t cyclock__coarse_read(void)
 {
-	uint64_t ns = cyclock_atomic_load(&cyclock__coarse.ns, CYCLOCK_RELAXED);
+	uint64_t ns = cyclock_atomic_load(&cyclock__coarse.ns, CYCLOCK_ACQUIRE);
 
 	return cyclock_likely(ns) ? ns : cyclock__coarse_slow();
 }

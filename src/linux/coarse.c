@@ -39,10 +39,12 @@ static uint64_t period_ns = 1000 * NSEC_PER_USEC;
 
 /* Raise the value to @ns unless it is already past; returns the value.
  * Sequentially consistent, for cyclock__coarse_slow()'s look at the
- * ticker's state after it. */
+ * ticker's state after it; and a value another thread stored is returned
+ * only through an acquire of its store, so that the caller's own
+ * cyclock_now() after is not below it (docs/model.md, model_coarse). */
 static uint64_t coarse_raise(uint64_t ns)
 {
-	uint64_t old = cyclock_atomic_load(&cyclock__coarse.ns, CYCLOCK_RELAXED);
+	uint64_t old = cyclock_atomic_load(&cyclock__coarse.ns, CYCLOCK_ACQUIRE);
 
 	while (old < ns && !cyclock_atomic_cas_weak(&cyclock__coarse.ns, &old, ns, CYCLOCK_SEQ_CST,
 						    CYCLOCK_SEQ_CST))
@@ -134,14 +136,16 @@ bool cyclock__coarse_start(void)
 
 /* Raise the cap to @ns, a value every cyclock_now() from now on is at
  * least, unless it is past already (readers and the writer both raise
- * it); returns the cap.  The release pairs with kernel_coarse()'s
- * acquire: a reader that sees the cap sees the segment that set it. */
+ * it); returns the cap.  The release pairs with the acquires that read
+ * the cap (cyclock__coarse_slow()'s, and this function's, which returns
+ * a cap another thread set): a reader that sees the cap sees the segment
+ * that set it. */
 uint64_t cyclock__coarse_below(uint64_t ns)
 {
-	uint64_t b = cyclock_atomic_load(&cyclock__coarse.below, CYCLOCK_RELAXED);
+	uint64_t b = cyclock_atomic_load(&cyclock__coarse.below, CYCLOCK_ACQUIRE);
 
-	while (b < ns && !cyclock_atomic_cas_weak(&cyclock__coarse.below, &b, ns, CYCLOCK_RELEASE,
-						  CYCLOCK_RELAXED))
+	while (b < ns && !cyclock_atomic_cas_weak(&cyclock__coarse.below, &b, ns, CYCLOCK_ACQ_REL,
+						  CYCLOCK_ACQUIRE))
 		;
 	return b > ns ? b : ns;
 }
