@@ -75,7 +75,8 @@ _Static_assert(offsetof(struct fs_split, read_mostly) == FS_LINE, "split: read-m
 _Static_assert(offsetof(struct fs_split, lock) == 2 * FS_LINE, "split: the lock on line 2");
 
 /* split stands for struct cyclock (cyclock/core.h), whose fields are
- * wider (an epoch_frac, a src pointer): these keep each of its fields on
+ * wider (an epoch_frac; its read-mostly copy names the source where
+ * split's names a read function): these keep each of its fields on
  * the line, and at the offset, where the engine keeps the field's
  * counterpart, so that a change to the engine's layout fails here
  * rather than leaving falseshare measuring a layout no one uses.  The
