@@ -241,7 +241,9 @@ int cyclock_percpu_set_unstable(struct cyclock_percpu *pc, unsigned int cpu, uin
 		 * clock may start below what it returned (a later tick whose
 		 * reference lags its raw read would otherwise pull it back).  A
 		 * reader later still sees the store (read_stable()); the fence
-		 * keeps this read of the raw clock after it. */
+		 * keeps this read of the raw clock after it (model_percpu fails
+		 * without it: percpu-switch-fence).  Readers inside the switch
+		 * are core.h's rule: this narrows their window, no more. */
 		cyclock_atomic_fence(CYCLOCK_SEQ_CST);
 		now = cyclock_read_inline(PC(pc, raw));
 		for (unsigned int i = 0; i < PC(pc, nr_cpus); i++)

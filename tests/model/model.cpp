@@ -22,17 +22,22 @@ void enroll(object *o)
 		o->build();
 }
 
-static unsigned long long iterations;
+static unsigned long long iterations; /* of the configuration under way */
+
+void run_begin()
+{
+	iterations = 0;
+}
 
 void check_failed(const char *what, const char *file, int line)
 {
-	fprintf(stderr, "model: %s:%d: check failed: %s (iteration %llu of this run)\n", file, line,
-		what, iterations);
+	fprintf(stderr, "model: %s:%d: check failed: %s (iteration %llu)\n", file, line, what,
+		iterations);
 }
 
 void relacy_failed(const char *desc, int result)
 {
-	fprintf(stderr, "model: Relacy: %s%s%s%s (iteration %llu of this run)\n",
+	fprintf(stderr, "model: Relacy: %s%s%s%s (iteration %llu)\n",
 		rl::test_result_str((rl::test_result_e)result), desc && *desc ? " (" : "",
 		desc ? desc : "", desc && *desc ? ")" : "", iterations);
 }

@@ -25,6 +25,7 @@ enum { MAX_THREADS = 8 };
 void model_begin();
 void model_go();
 void model_end();
+void run_begin(); /* run()'s: the iterations are counted from 1 again */
 
 /* Time: the model's counter, which only the harness moves. */
 void tick(uint64_t n);

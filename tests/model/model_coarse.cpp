@@ -2,14 +2,17 @@
 /*
  * Harness 4, cyclock_coarse() (src/linux/coarse.c over read.c and the
  * rest of harness 3's files, run as they are): two readers, each reading
- * cyclock_coarse() and cyclock_now() in turn, one a count of time apart,
- * the other two, while a writer resyncs the timeline.  The kernel's coarse
- * clock steps every 4 counts and runs ahead of cyclock_now()'s segments,
- * which lag the kernel's clock (model_world.hpp), so that the cap (a
- * value cyclock_now() returned, coarse.c's "below") is what keeps the
- * coarse clock behind.  In the second configuration a ticker runs
+ * cyclock_coarse() and cyclock_now() in turn, while a writer resyncs the
+ * timeline twice.  The kernel's coarse clock here steps every count, so
+ * it is the kernel's clock itself, ahead of cyclock_now()'s segments,
+ * which lag it (model_world.hpp): the cap (a value cyclock_now()
+ * returned, coarse.c's "below") is what keeps every coarse value behind.
+ * One reader moves time, two counts before each read; the other does not,
+ * so that its view of the timeline may be older than the cap another
+ * thread set.  In the second configuration a ticker runs
  * (cyclock_init(CYCLOCK_INIT_COARSE)'s thread, whose steps a harness
- * thread takes), and a read is one load of what it stored.
+ * thread takes), and alone moves time, two counts before each step; a
+ * read is then one load of what it stored.
  *
  * Checked, on each reader's own sequence (so that nothing the harness
  * adds orders the threads for the library): a coarse value never goes
@@ -24,7 +27,7 @@ using namespace cyclock_model;
 namespace {
 
 enum { READER_1, READER_2, WRITER, TICKER };
-enum { READS = 3 };
+enum { READS = 3, RESYNCS = 2 };
 
 template <bool TICKS> struct coarse_test : rl::test_suite<coarse_test<TICKS>, TICKS ? 4 : 3> {
 	void before()
@@ -41,7 +44,8 @@ template <bool TICKS> struct coarse_test : rl::test_suite<coarse_test<TICKS>, TI
 		uint64_t coarse = 0, now = 0, v;
 
 		for (unsigned i = 0; i < READS; i++) {
-			tick(gap);
+			if (gap)
+				tick(gap);
 			v = cyclock_coarse();
 			MODEL_CHECK(v >= coarse); /* the coarse clock never goes back */
 			coarse = v;
@@ -56,15 +60,20 @@ template <bool TICKS> struct coarse_test : rl::test_suite<coarse_test<TICKS>, TI
 	{
 		switch (t) {
 		case READER_1:
+			reader(2);
+			break;
 		case READER_2:
-			reader(t == READER_1 ? 1 : 2);
+			reader(0);
 			break;
 		case WRITER:
-			cyclock__resync(&cyclock__tracks.mono, false, false);
+			for (unsigned i = 0; i < RESYNCS; i++)
+				cyclock__resync(&cyclock__tracks.mono, false, false);
 			break;
 		case TICKER:
-			cyclock__coarse_tick();
-			cyclock__coarse_tick();
+			for (unsigned i = 0; i < 2; i++) {
+				tick(2);
+				cyclock__coarse_tick();
+			}
 			break;
 		}
 	}

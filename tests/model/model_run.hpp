@@ -91,6 +91,7 @@ template <typename T> bool run(const char *name, const char *what, const options
 	p.output_stream = expected_fail ? &discard : &report;
 	p.progress_stream = &discard;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	run_begin();
 	ok = rl::simulate<T>(p);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	report.flush();

@@ -31,8 +31,8 @@ uint64_t kernel_ns_at(clockid_t id, uint64_t time)
 	uint64_t ns = MODEL_K0 + MODEL_KERNEL_NS * time;
 
 	switch (id) {
-	case CLOCK_REALTIME:
-		return ns + MODEL_OFF_REAL;
+	case CLOCK_REALTIME: /* set forward as time goes: offsets to apply */
+		return ns + MODEL_OFF_REAL + MODEL_REAL_STEP * time;
 	case CLOCK_BOOTTIME:
 		return ns + MODEL_OFF_BOOT;
 	case CLOCK_MONOTONIC_COARSE:

@@ -22,9 +22,11 @@ enum : uint64_t {
 	MODEL_SHIFT = 8,         /* the timelines' fixed point */
 	MODEL_HORIZON = 3,       /* a segment's length, counts */
 	MODEL_PAY = 2,           /* a read this soon past the horizon resyncs */
-	MODEL_OFF_REAL = 100000, /* REALTIME - MONOTONIC */
+	MODEL_OFF_REAL = 100000, /* REALTIME - MONOTONIC at time 0, */
+	MODEL_REAL_STEP = 2000,  /* set forward this much a count (so that writers
+				  * measure new offsets and apply them) */
 	MODEL_OFF_BOOT = 500,    /* BOOTTIME - MONOTONIC */
-	MODEL_COARSE_NS = 64,    /* the kernel's tick: MONOTONIC_COARSE's step */
+	MODEL_COARSE_NS = 16,    /* the kernel's tick: MONOTONIC_COARSE's step, a count */
 };
 
 namespace cyclock_model {
