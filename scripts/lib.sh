@@ -35,6 +35,7 @@ cyclock__package() {
 	psycopg2) echo python3-psycopg2 ;;
 	redis-benchmark) echo redis-tools ;; # scripts/servers.sh's (redis-server, nginx, wrk: as named)
 	mandoc) echo mandoc ;; # tests/build/man.sh's lint
+	relacy) echo relacy-dev ;; # the model stage: Relacy, header-only
 	jsonschema) echo python3-jsonschema ;;           # cyclock info --json's schema
 	prometheus-client) echo python3-prometheus-client ;; # an OpenMetrics parser
 	promtool) echo prometheus ;;                     # promtool check metrics
@@ -116,6 +117,7 @@ cyclock__have() {
 	prometheus-client) /usr/bin/python3 -c 'import prometheus_client' ;;
 	prometheus-cpp) pkg-config --exists prometheus-cpp-pull ;;
 	node-exporter) command -v prometheus-node-exporter ;;
+	relacy) [[ -r /usr/include/relacy/relacy.hpp ]] ;;
 	clang-tsan)
 		echo 'int main(void) { return 0; }' |
 			clang -fsanitize=thread -x c - -o /dev/null
@@ -129,7 +131,8 @@ cyclock__have() {
 # Requirements: cmake cc make g++ clang pkg-config nm cmocka jansson
 # python3 (Debian's, /usr/bin/python3) scipy xmllint gbench-compare clang-tsan
 # llvm-symbolizer jsonschema prometheus-client promtool; for the man pages' build
-# test: mandoc; for the Prometheus example: prometheus-cpp;
+# test: mandoc; for the Prometheus example: prometheus-cpp; for the model stage:
+# relacy;
 # for scripts/crosscheck.sh: perf pg_test_timing benchmark taskset;
 # for the firmware test: arm-none-eabi-gcc qemu-system-arm;
 # for scripts/cross.sh: aarch64-gcc riscv64-gcc qemu-user cmocka-arm64

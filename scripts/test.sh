@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test command: every test in six builds, and the Debian packages.
+# The test command: every test in seven builds, and the Debian packages.
 #   release  build/release  RelWithDebInfo, all tests (test, sim, validate,
 #                           build, realworld: the kernel's clock changed for real)
 #   asan     build/asan     Debug, ASan+UBSan, all but the build and realworld tests
@@ -8,6 +8,8 @@
 #                           threads), the preload
 #   generic  build/generic  as an architecture without a counter (the kernel's
 #                           clocks), all but the build and realworld tests
+#   model    build/model    the Relacy model checker's harnesses (tests/model,
+#                           docs/model.md): the latches under C11's memory model
 #   aarch64  build/cross-aarch64  cross-built, tests run under qemu-user (a
 #   riscv64  build/cross-riscv64  cross build registers only what runs there)
 #   package  the Debian packages (debian/), built from a clean copy of the tree
@@ -33,6 +35,8 @@ cyclock_ensure_deps arm-none-eabi-gcc qemu-system-arm
 # The man pages' lint (a build test).
 cyclock_ensure_deps mandoc
 cyclock_ensure_deps clang-tsan llvm-symbolizer
+# The model stage: Debian's Relacy Race Detector, header-only C++.
+cyclock_ensure_deps relacy
 # The realworld tests (release only): the kernel's timers selftests, built
 # from Debian's linux-source at test time, rt-tests' cyclictest, PostgreSQL,
 # node_exporter's textfile collector reading cyclock info's metrics.
@@ -80,6 +84,12 @@ stage() {
 			-DCYCLOCK_SANITIZE= -DCYCLOCK_BUILD_TESTS=ON \
 			-DCMAKE_C_FLAGS=-DCYCLOCK_ARCH_GENERIC
 		;;
+	model)
+		# The library's own files as C++ against Relacy, nothing else.
+		cyclock_stage model build/model "-L model" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+			-DCYCLOCK_SANITIZE= -DCYCLOCK_BUILD_MODEL=ON -DCYCLOCK_BUILD_TESTS=OFF \
+			-DCYCLOCK_BUILD_EXAMPLES=OFF -DCYCLOCK_BUILD_TOOL=OFF -DCYCLOCK_BUILD_BENCH=OFF
+		;;
 	aarch64 | riscv64)
 		cyclock_cross_stage "$1"
 		;;
@@ -88,14 +98,14 @@ stage() {
 		;;
 	*)
 		echo "cyclock: unknown stage '$1' in CYCLOCK_TEST_STAGES" \
-			"(release asan tsan generic aarch64 riscv64 package)" >&2
+			"(release asan tsan generic model aarch64 riscv64 package)" >&2
 		exit 2
 		;;
 	esac
 	record "$1" "$start"
 }
 
-for s in ${CYCLOCK_TEST_STAGES:-release asan tsan generic aarch64 riscv64 package}; do
+for s in ${CYCLOCK_TEST_STAGES:-release asan tsan generic model aarch64 riscv64 package}; do
 	stage "$s"
 done
 
