@@ -36,8 +36,9 @@ scan_includes() {
 	local re='^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]([^>"]+)[>"]'
 	dir=$(dirname "$file")
 	while IFS= read -r line; do
-		# deps.h: firmware may name its own replacement of deps.h.
-		[[ $line =~ include[[:space:]]+CYCLOCK_DEPS_HEADER ]] && continue
+		# deps.h: firmware may name its own replacement of deps.h;
+		# atomic.h: a build its own atomics (the model checker's).
+		[[ $line =~ include[[:space:]]+CYCLOCK_(DEPS|ATOMIC)_HEADER ]] && continue
 		if [[ $line =~ $re ]]; then
 			name=${BASH_REMATCH[1]}
 			case $name in
