@@ -57,17 +57,20 @@ bool parse_options(int argc, char **argv, options *o, const char *name);
 
 } /* namespace cyclock_model */
 
-/* A harness's check: fails the iteration with Relacy's trace, and says
- * at once what failed, and in which iteration (should Relacy's replay of
- * it not fail again, the trace would say nothing). */
+/* A harness's check, @cond evaluated once: fails the iteration with
+ * Relacy's trace, and says at once what failed, and in which iteration
+ * (should Relacy's replay of it not fail again, the trace would say
+ * nothing). */
 namespace cyclock_model {
 void check_failed(const char *what, const char *file, int line);
 }
-#define MODEL_CHECK(cond)                                                  \
-	do {                                                               \
-		if (!(cond))                                               \
-			cyclock_model::check_failed(#cond, __FILE__, __LINE__); \
-		RL_ASSERT(cond);                                           \
+#define MODEL_CHECK(cond)                                                             \
+	do {                                                                          \
+		bool model_ok_ = (cond);                                              \
+		if (!model_ok_)                                                       \
+			cyclock_model::check_failed(#cond, __FILE__, __LINE__);       \
+		RL_ASSERT_IMPL(model_ok_, rl::test_result_user_assert_failed,         \
+			       "assertion: " #cond, RL_INFO);                         \
 	} while (0)
 
 #endif /* CYCLOCK_MODEL_HPP */
