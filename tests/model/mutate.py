@@ -143,6 +143,12 @@ MUTATIONS = [
      "pairs with initialisation's release of INIT_DONE (init.c), which the "
      "model does not run",
      "the slow path's look at initialisation's state: acquire to relaxed"),
+    ("slow-using-counter", "src/linux/read.c",
+     "\t\t\tcyclock_atomic_load(&cyclock__setup.using_counter, CYCLOCK_SEQ_CST));",
+     "\t\t\tcyclock_atomic_load(&cyclock__setup.using_counter, CYCLOCK_RELAXED));",
+     "written by initialisation before its release of INIT_DONE, which the "
+     "model does not run",
+     "the slow path's look at whether the counter is in use: seq_cst to relaxed"),
     # cyclock_coarse(): include/cyclock/timeline.h, src/linux/coarse.c.
     ("coarse-ticker-load", "include/cyclock/timeline.h",
      "uint64_t ns = cyclock_atomic_load(&cyclock__coarse.ns, CYCLOCK_ACQUIRE);",
@@ -162,6 +168,24 @@ MUTATIONS = [
      "its seq_cst orders it with the look at the ticker's state after it, "
      "for a ticker that failed to start (coarse.c): the model's ticker starts",
      "a raise's swap of the ticker's value: seq_cst to acq_rel"),
+    ("coarse-ticker-state", "src/linux/coarse.c",
+     "if (cyclock_likely(cyclock_atomic_load(&ticker_state, CYCLOCK_SEQ_CST) != TICKER_RUNNING))",
+     "if (cyclock_likely(cyclock_atomic_load(&ticker_state, CYCLOCK_RELAXED) != TICKER_RUNNING))",
+     "with the raise before it, a store-load pair against a ticker that "
+     "failed to start (coarse.c): the model's ticker starts",
+     "a coarse read's look at the ticker's state: seq_cst to relaxed"),
+    ("coarse-ticker-failed", "src/linux/coarse.c",
+     "cyclock_atomic_store(&ticker_state, TICKER_FAILED, CYCLOCK_SEQ_CST);\n\t\t/*",
+     "cyclock_atomic_store(&ticker_state, TICKER_FAILED, CYCLOCK_RELAXED);\n\t\t/*",
+     "the other half of that pair, for a ticker that failed to start: the "
+     "model's ticker starts",
+     "a failed start's word that no ticker runs: seq_cst to relaxed"),
+    ("coarse-cap-init", "src/linux/coarse.c",
+     "\tif (cyclock_atomic_load(&cyclock__host.state, CYCLOCK_ACQUIRE) == INIT_DONE &&",
+     "\tif (cyclock_atomic_load(&cyclock__host.state, CYCLOCK_RELAXED) == INIT_DONE &&",
+     "pairs with initialisation's release of INIT_DONE (init.c), which the "
+     "model does not run",
+     "past the cap, the look at initialisation's state: acquire to relaxed"),
     ("coarse-cap-read", "src/linux/coarse.c",
      "if (cyclock_unlikely(ns > cyclock_atomic_load(&cyclock__coarse.below, CYCLOCK_ACQUIRE)))",
      "if (cyclock_unlikely(ns > cyclock_atomic_load(&cyclock__coarse.below, CYCLOCK_RELAXED)))",
