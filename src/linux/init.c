@@ -279,7 +279,10 @@ static void init_finish(void)
 }
 
 /* The first offsets of REALTIME and BOOTTIME, for the timelines' start;
- * still kernel mode with floor 0. */
+ * still kernel mode with floor 0.  A publish that does not take (served
+ * reads kept coming) leaves offsets 0 with floor 0, under which every read
+ * is the kernel's own clock: the offsets reach readers with the first
+ * counter segment, from the tracks. */
 static void publish_offsets(void)
 {
 	struct cyclock__segv v = { 0 };

@@ -326,7 +326,7 @@ struct cyclock__decision cyclock__decide(struct cyclock__track *tr,
 /* kmode.c: kernel-mode spells (decisions), and the fresh segments that
  * end them (the first segment of all too: the timelines start in kernel
  * mode), which sample again if the sample is too old when published. */
-void cyclock__start_fresh(struct cyclock__track *tr, const struct cyclock__sample *s,
+bool cyclock__start_fresh(struct cyclock__track *tr, const struct cyclock__sample *s,
 			  const struct cyclock__segv *cur);
 struct cyclock__decision cyclock__enter_kernel(struct cyclock__track *tr,
 					       const struct cyclock__segv *cur,
@@ -336,6 +336,15 @@ struct cyclock__decision cyclock__kernel_step(struct cyclock__track *tr,
 					      const struct cyclock__segv *cur,
 					      const struct cyclock__sample *s, uint64_t cw,
 					      bool adj_moved);
+
+/* sim.c: what other threads do just before a publish's swap (a test's
+ * served reads: tests/linux/sim_bookkeeping.c); nothing outside the
+ * simulation. */
+#ifdef CYCLOCK_SIM
+void cyclock__sim_before_swap(void);
+#else
+#define cyclock__sim_before_swap() ((void)0)
+#endif
 
 /* sample.c, segment.c, resync.c: the writer's side. */
 void cyclock__sample(clockid_t id, struct cyclock__sample *s);

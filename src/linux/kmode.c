@@ -40,7 +40,9 @@ static struct cyclock__segv fresh_segment(const struct cyclock__track *tr,
 	return v;
 }
 
-void cyclock__start_fresh(struct cyclock__track *tr, const struct cyclock__sample *s,
+/* Whether the fresh segment was published; the track starts its baseline
+ * there only if it was. */
+bool cyclock__start_fresh(struct cyclock__track *tr, const struct cyclock__sample *s,
 			  const struct cyclock__segv *cur)
 {
 	struct cyclock__sample fresh = *s;
@@ -52,13 +54,15 @@ void cyclock__start_fresh(struct cyclock__track *tr, const struct cyclock__sampl
 		struct cyclock__segv v = fresh_segment(tr, &fresh, cur);
 
 		if (cyclock__ordered() - v.cyc <= tr->counts->fresh_margin_cyc) {
+			if (!cyclock__publish(tr->tl, &v))
+				return false;
 			tr->interval = tr->counts->min_int_cyc;
 			tr->anchor = tr->mid = tr->last = fresh;
-			cyclock__publish(tr->tl, &v);
-			return;
+			return true;
 		}
 		cyclock__sample(tr->id, &fresh);
 	}
+	return false;
 }
 
 /* Kernel mode with @cur's floor (a kernel-mode @cur's own), looking again

@@ -11,21 +11,32 @@
  */
 #include "internal.h"
 
-/* One timeline's resync at sample @s: the decision, then one publish.  The
- * caller holds the writer flag. */
+/*
+ * One timeline's resync at sample @s: the decision, made on a copy of the
+ * track, then one publish; the copy becomes the track, and an anomaly is
+ * counted, only if the publish took (it may not: cyclock__publish()).  So
+ * a resync, a spell, a strike or an anomaly is counted only when readers
+ * were handed what it decided.  The caller holds the writer flag.
+ */
 static void track_resync(struct cyclock__track *tr, const struct cyclock__sample *s,
 			 const struct cyclock__kadj *a, const uint64_t *off, bool went_back)
 {
 	struct cyclock__segv cur = cyclock__seg_load(tr->tl);
-	struct cyclock__decision d = cyclock__decide(tr, &cur, s, cyclock__ordered(), a, off,
-						     went_back);
+	struct cyclock__track next = *tr;
+	struct cyclock__decision d;
+	bool took;
 
+	if (tr->raw == tr) /* RAW's track is its own rate's */
+		next.raw = &next;
+	d = cyclock__decide(&next, &cur, s, cyclock__ordered(), a, off, went_back);
+	took = d.what == CYCLOCK__FRESH ? cyclock__start_fresh(&next, s, &d.seg)
+					: cyclock__publish(tr->tl, &d.seg);
+	if (!took)
+		return;
+	next.raw = tr->raw;
+	*tr = next;
 	if (d.counter_wrong)
 		cyclock_atomic_fetch_add(&cyclock__tracks.anomalies, 1, CYCLOCK_RELAXED);
-	if (d.what == CYCLOCK__FRESH)
-		cyclock__start_fresh(tr, s, &d.seg);
-	else
-		cyclock__publish(tr->tl, &d.seg);
 }
 
 /*

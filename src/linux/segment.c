@@ -159,6 +159,7 @@ bool cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *
 		if (word >> 32)
 			raise_to_kernel(&w, id);
 		write_copy(tl, !(word & 1), &w);
+		cyclock__sim_before_swap(); /* the simulation's other threads (sim.c) */
 		if (cyclock_atomic_cas(&tl->seq, &word, next_word(word, false), CYCLOCK_ACQ_REL,
 				       CYCLOCK_ACQUIRE))
 			break;

@@ -28,6 +28,16 @@ int cyclock__kernel_gettime(clockid_t id, struct timespec *ts)
 /* A test that simulates adjtimex defines this; the others have none. */
 __attribute__((weak)) int cyclock_sim_adjtimex(struct timex *tx);
 
+/* A test that has other threads' reads come between a publish's raise and
+ * its swap defines this (tests/linux/sim_world.h); the others have none. */
+__attribute__((weak)) void cyclock_sim_before_swap(void);
+
+void cyclock__sim_before_swap(void)
+{
+	if (cyclock_sim_before_swap)
+		cyclock_sim_before_swap();
+}
+
 int cyclock__adjtimex(struct timex *tx)
 {
 	if (!cyclock_sim_adjtimex) {

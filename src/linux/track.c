@@ -29,6 +29,10 @@ void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sampl
 	tr->adj_ppm = tr->adj.known ? cyclock__adj_ppm(&tr->adj) : 0;
 	if (cyclock__stated_rate(tr) > 0)
 		tr->rate = cyclock__stated_rate(tr);
+	/* Kernel mode's first window, should the fresh segment not take (the
+	 * timeline then stays in kernel mode and looks again later). */
+	tr->win = tr->anchor = tr->mid = tr->last = *s;
+	tr->win_rate = 0;
 	cyclock__start_fresh(tr, s, &zero);
 }
 

@@ -70,6 +70,10 @@ struct sim_world {
 	 * and the hook is what other threads do meanwhile (sim_preempt.c). */
 	void (*hook)(void);
 	unsigned long hook_at;
+	/* Called just before each swap of a publish (cyclock_sim_before_swap()),
+	 * while set: what other threads' reads do there (sim_bookkeeping.c). */
+	void (*before_swap)(void);
+	unsigned long swaps_hooked;
 };
 
 static struct sim_world w;
@@ -224,6 +228,15 @@ static inline void w_kernel_rate(long tick, double ppm)
 	w.adj_tick = tick;
 	w.adj_freq = (long)(ppm * 65536.0);
 	w_mono_rate((int64_t)((tick - 10000) * 100000 + (int64_t)(ppm * 1000.0)));
+}
+
+/* The seam just before a publish's swap (sim.c). */
+void cyclock_sim_before_swap(void)
+{
+	if (w.before_swap) {
+		w.swaps_hooked++;
+		w.before_swap();
+	}
 }
 
 /* The simulated adjtimex(2), for the library (platform.c): modes 0 only. */

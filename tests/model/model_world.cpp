@@ -133,11 +133,17 @@ struct cyclock__decision cyclock__decide(struct cyclock__track *tr,
 }
 
 /* Not reached: the model's decisions make no fresh segments. */
-void cyclock__start_fresh(struct cyclock__track *tr, const struct cyclock__sample *s,
+bool cyclock__start_fresh(struct cyclock__track *tr, const struct cyclock__sample *s,
 			  const struct cyclock__segv *cur)
 {
 	(void)tr, (void)s, (void)cur;
 	MODEL_CHECK(!"a fresh segment");
+	return false;
+}
+
+/* The simulation's stand-in for other threads: the model has real ones. */
+void cyclock__sim_before_swap(void)
+{
 }
 
 void cyclock__kernel_adj(struct cyclock__kadj *a)
