@@ -27,6 +27,9 @@ fail() {
 	status=1
 }
 
+# There before the sed below reads it: the shell that starts the exporter
+# opens it, maybe later (a busy machine ran the sed first once).
+: >"$work/out"
 "$exe" 127.0.0.1:0 60 >"$work/out" 2>"$work/err" &
 pid=$!
 port=
