@@ -213,7 +213,8 @@ static void start_timelines(double hz, const struct cyclock__sample *s1)
 void cyclock__fork_child(void)
 {
 	/* Its thread is gone: start over, or, past the first half, finish again. */
-	if (cyclock_atomic_load(&cyclock__host.state, CYCLOCK_SEQ_CST) == INIT_BUSY)
+	if (CYCLOCK__INIT_STATE(cyclock_atomic_load(&cyclock__host.state, CYCLOCK_SEQ_CST)) ==
+	    INIT_BUSY)
 		cyclock_atomic_store(&cyclock__host.state,
 				     scratch.begun ? INIT_MEASURING : INIT_NONE, CYCLOCK_SEQ_CST);
 	/* Its writer is gone too; it left the copies readers use whole. */
@@ -372,9 +373,37 @@ static void done(void)
 	cyclock_atomic_store(&cyclock__host.state, INIT_DONE, CYCLOCK_RELEASE);
 }
 
+/*
+ * Initialisation's owner: the state word that holds INIT_BUSY names it, in
+ * the same compare-and-swap that takes it, by its process as cached
+ * (cyclock__pid(): the address space, which a raw fork's child does not
+ * share) and its task's thread id (what runs it: a task that shares our
+ * memory, clone(CLONE_VM), also has our cached pid).  Nobody looks whether
+ * the owner lives before OWNER_LOOK_NS after it took the word.
+ */
+#define OWNER_LOOK_NS (5000 * NSEC_PER_USEC) /* longer than any initialisation takes */
+#define BUSY_PID(word) ((uint32_t)((word) >> 4 & 0x3fffffff))
+#define BUSY_TID(word) ((uint32_t)((word) >> 34))
+
+static uint64_t busy(void)
+{
+	return INIT_BUSY | (uint64_t)cyclock__pid() << 4 | (uint64_t)cyclock__tid() << 34;
+}
+
+/* @expected to INIT_BUSY, ours; then nobody looks for a while. */
+static bool take(uint64_t *expected)
+{
+	if (!cyclock_atomic_cas(&cyclock__host.state, expected, busy(), CYCLOCK_SEQ_CST,
+				CYCLOCK_SEQ_CST))
+		return false;
+	cyclock_atomic_store(&cyclock__host.look_ns,
+			     cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) + OWNER_LOOK_NS,
+			     CYCLOCK_RELAXED);
+	return true;
+}
+
 static void first_half(unsigned int flags)
 {
-	cyclock_atomic_store(&cyclock__host.init_pid, cyclock__pid(), CYCLOCK_RELAXED);
 	if (init(flags))
 		init_finish();
 	else if (scratch.begun) {
@@ -386,7 +415,6 @@ static void first_half(unsigned int flags)
 
 static void second_half(void)
 {
-	cyclock_atomic_store(&cyclock__host.init_pid, cyclock__pid(), CYCLOCK_RELAXED);
 	init_finish();
 	done();
 }
@@ -434,10 +462,9 @@ bool cyclock__checked_ahead(void)
 
 static void measuring_step(uint64_t now)
 {
-	uint32_t measuring = INIT_MEASURING;
+	uint64_t measuring = INIT_MEASURING;
 
-	if (!cyclock_atomic_cas(&cyclock__host.state, &measuring, INIT_BUSY, CYCLOCK_SEQ_CST,
-				CYCLOCK_SEQ_CST))
+	if (!take(&measuring))
 		return;
 	if (now >= scratch.finish_ns) {
 		second_half();
@@ -449,21 +476,41 @@ static void measuring_step(uint64_t now)
 }
 
 /*
- * An initialisation under way in another process (we are the child of a
- * raw fork system call, which runs no fork handler): take it over, once.
+ * Whether the owner named in BUSY word @word is gone: it ran in another
+ * process (we are the child of a raw fork system call, which runs no fork
+ * handler: its thread stayed in the parent), or it shared our memory and
+ * died (a clone(CLONE_VM) task killed).  Whether it lives costs system
+ * calls, so it is asked only from look_ns on, and then once per
+ * OWNER_LOOK_NS among all callers.  A word with no owner (a test's) is
+ * never gone.
  */
-static void take_over(unsigned int flags)
+static bool owner_gone(uint64_t word)
 {
-	uint32_t me = cyclock__pid();
-	uint32_t pid = cyclock_atomic_load(&cyclock__host.init_pid, CYCLOCK_RELAXED);
+	uint64_t now, look = cyclock_atomic_load(&cyclock__host.look_ns, CYCLOCK_RELAXED);
 
-	if (!pid || pid == me ||
-	    !cyclock_atomic_cas(&cyclock__host.init_pid, &pid, me, CYCLOCK_SEQ_CST,
-				CYCLOCK_SEQ_CST))
+	if (!BUSY_TID(word))
+		return false;
+	if (BUSY_PID(word) != cyclock__pid())
+		return true;
+	now = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW);
+	if (now < look || !cyclock_atomic_cas(&cyclock__host.look_ns, &look, now + OWNER_LOOK_NS,
+					      CYCLOCK_RELAXED, CYCLOCK_RELAXED))
+		return false;
+	return !cyclock__task_alive(BUSY_TID(word));
+}
+
+/*
+ * An initialisation whose owner is gone (owner_gone()), in BUSY word
+ * @word: take it over, one caller of all that find it gone, and carry it
+ * on where it was.  Nobody else takes the writer flag before
+ * initialisation is done (a resync needs a counter segment,
+ * cyclock_resync() waits for it), so the owner left it if it is taken.
+ */
+static void take_over(unsigned int flags, uint64_t word)
+{
+	if (!owner_gone(word) || !take(&word))
 		return;
-	if (cyclock_atomic_load(&cyclock__host.writer, CYCLOCK_SEQ_CST) &&
-	    cyclock_atomic_load(&cyclock__host.writer, CYCLOCK_SEQ_CST) != me)
-		cyclock_atomic_store(&cyclock__host.writer, 0, CYCLOCK_SEQ_CST);
+	cyclock_atomic_store(&cyclock__host.writer, 0, CYCLOCK_SEQ_CST);
 	if (scratch.begun)
 		second_half();
 	else
@@ -483,7 +530,7 @@ static void take_over(unsigned int flags)
  */
 void cyclock__init_once(unsigned int flags)
 {
-	uint32_t state = cyclock_atomic_load(&cyclock__host.state, CYCLOCK_ACQUIRE);
+	uint64_t state = cyclock_atomic_load(&cyclock__host.state, CYCLOCK_ACQUIRE);
 	struct cyclock__shield shield;
 	uint64_t now = 0;
 	bool work = state == INIT_MEASURING && measuring_work(&now);
@@ -497,20 +544,18 @@ void cyclock__init_once(unsigned int flags)
 	}
 	cyclock__shield(&shield);
 	state = cyclock_atomic_load(&cyclock__host.state, CYCLOCK_SEQ_CST);
-	if ((state == INIT_NONE || state == INIT_FIRST) &&
-	    cyclock_atomic_cas(&cyclock__host.state, &state, INIT_BUSY, CYCLOCK_SEQ_CST,
-			       CYCLOCK_SEQ_CST))
+	if ((state == INIT_NONE || state == INIT_FIRST) && take(&state))
 		first_half(flags);
 	else if (state == INIT_MEASURING && (work || measuring_work(&now)))
 		measuring_step(now); /* RAW read once, before the shield if MEASURING then */
-	else if (state == INIT_BUSY)
-		take_over(flags);
+	else if (CYCLOCK__INIT_STATE(state) == INIT_BUSY)
+		take_over(flags, state);
 	cyclock__unshield(&shield);
 }
 
 int cyclock_init(unsigned int flags)
 {
-	uint32_t state;
+	uint64_t state;
 
 	if (flags & ~(CYCLOCK_INIT_KERNEL | CYCLOCK_INIT_COARSE | CYCLOCK_INIT_NO_WARP_CHECK |
 		      CYCLOCK_INIT_WARP_CHECK))

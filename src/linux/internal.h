@@ -176,11 +176,13 @@ enum { FORCE_NONE, FORCE_COUNTER, FORCE_KERNEL };
 /* Initialisation's progress and the writers' flag: the words threads
  * race on (init.c, resync.c). */
 struct cyclock__host {
-	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint32_t) state; /* INIT_* */
+	/* INIT_*; INIT_BUSY names its owner too (init.c's busy()) */
+	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint64_t) state;
 	CYCLOCK_ATOMIC(uint32_t) writer;   /* one resync at a time: its process id, or 0 */
-	CYCLOCK_ATOMIC(uint32_t) init_pid; /* the process whose thread is initialising */
 	CYCLOCK_ATOMIC(uint32_t) pending;  /* cyclock_resync() asked while one ran */
+	CYCLOCK_ATOMIC(uint64_t) look_ns;  /* nobody asks if the owner lives before (RAW) */
 };
+#define CYCLOCK__INIT_STATE(word) ((uint32_t)((word) & 0xf)) /* its INIT_* */
 extern struct cyclock__host cyclock__host;
 
 /* What initialisation decided and measured: written once, by the thread
@@ -243,6 +245,8 @@ static inline int cyclock__kernel_gettime(clockid_t id, struct timespec *ts)
 #endif
 void cyclock__kernel_adj(struct cyclock__kadj *a);
 uint32_t cyclock__pid(void);
+uint32_t cyclock__tid(void);             /* the calling task's thread id: a system call */
+bool cyclock__task_alive(uint32_t tid);  /* false once it exited; true if it cannot be told */
 void cyclock__at_load(void); /* the pid's cache; what stderr is (say() writes only there) */
 void cyclock__say(const char *msg, size_t n);
 void cyclock__say_once(CYCLOCK_ATOMIC(uint32_t) *said, const char *msg, size_t n);

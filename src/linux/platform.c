@@ -113,6 +113,46 @@ uint32_t cyclock__pid(void)
 	return pid;
 }
 
+uint32_t cyclock__tid(void)
+{
+	return (uint32_t)syscall(SYS_gettid);
+}
+
+/*
+ * Whether task @tid has not exited: kill(2) with no signal finds it (a
+ * thread's id too), and /proc says whether it is a zombie, which still
+ * takes signals.  Where /proc cannot be read, alive: a zombie is then
+ * found dead only once reaped.  Not async-signal-safe (snprintf).
+ */
+bool cyclock__task_alive(uint32_t tid)
+{
+	char path[32], buf[512], *state;
+	int saved = errno, fd;
+	ssize_t n = 0;
+
+	if (kill((pid_t)tid, 0) && errno == ESRCH) {
+		errno = saved;
+		return false;
+	}
+	snprintf(path, sizeof(path), "/proc/%u/stat", (unsigned int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) { /* no /proc, or reaped since */
+		bool alive = !(kill((pid_t)tid, 0) && errno == ESRCH);
+
+		errno = saved;
+		return alive;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	errno = saved;
+	if (n <= 0)
+		return false; /* reaped since */
+	buf[n] = '\0';
+	/* "pid (comm) S ...": the comm may hold anything, so the last ')'. */
+	state = strrchr(buf, ')');
+	return !state || (state[1] != ' ' || (state[2] != 'Z' && state[2] != 'X'));
+}
+
 /*
  * Holds off everything that could end the calling thread's section half
  * done: every signal blocked (a handler that longjmps out), and

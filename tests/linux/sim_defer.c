@@ -37,7 +37,7 @@ static int clear_env(void **state)
 
 static uint32_t init_state(void)
 {
-	return atomic_load(&cyclock__host.state);
+	return CYCLOCK__INIT_STATE(atomic_load(&cyclock__host.state));
 }
 
 /* The counter's clocks: as close to the kernel's as sim_fallback.c asks

@@ -224,7 +224,7 @@ static int cancel_child(int i)
 {
 	struct victim v = { .async = true, .init_call = (i / 4) % 2 };
 	pthread_t t;
-	uint32_t state;
+	uint64_t state;
 
 #ifdef FIRST_CALL_TSAN
 	/* ThreadSanitizer cannot follow an asynchronous cancellation (a
@@ -250,14 +250,11 @@ static int cancel_child(int i)
 	pthread_join(t, NULL);
 	alarm(0);
 	state = atomic_load(&cyclock__host.state);
-	if (state == INIT_BUSY) {
-		uint32_t pid = atomic_load(&cyclock__host.init_pid);
-
+	if (CYCLOCK__INIT_STATE(state) == INIT_BUSY)
 		fprintf(stderr, "child %d: the cancelled thread left the initialisation busy "
-			"(init_pid %u, this process %u: %s)\n", i, (unsigned)pid, (unsigned)getpid(),
-			pid ? "it ended inside the initialisation, which runs shielded"
-			    : "it ended between taking the state and recording its process");
-	}
+			"(state word %#llx, this process %u): it ended inside the initialisation, "
+			"which runs shielded\n",
+			i, (unsigned long long)state, (unsigned)getpid());
 	if (check_recovered(i))
 		return CHILD_FAILED;
 	return state != INIT_NONE;
@@ -298,7 +295,8 @@ static void on_usr1(int sig)
 		return;
 	/* Init runs with every signal blocked: only the moment between its
 	 * start and the blocking could show this. */
-	if (atomic_load_explicit(&cyclock__host.state, memory_order_relaxed) == INIT_BUSY &&
+	if (CYCLOCK__INIT_STATE(atomic_load_explicit(&cyclock__host.state, memory_order_relaxed)) ==
+		    INIT_BUSY &&
 	    atomic_fetch_add(&handled_busy, 1) == 0) {
 		static const char msg[] = "a SIGUSR1 handler interrupted the initialisation\n";
 
