@@ -38,6 +38,8 @@ static struct {
 	bool begun;                      /* the first half is done */
 	bool deferred;                   /* CYCLOCK__INIT_DEFER */
 	bool no_local;                   /* CYCLOCK__INIT_NO_LOCAL */
+	bool record_tried;               /* the machine's record was looked for, */
+	bool record_loaded;              /* and answered CPUID and the reads' costs */
 	bool checked;                    /* and invariant, hz_stated are known: */
 	bool invariant;                  /* the counter's rate is constant (CPUID) */
 	uint64_t hz_stated;              /* by the hardware; 0: measure */
@@ -238,8 +240,16 @@ static bool counter_cpu_works(void)
 /* Whether to trust the counter, and its frequency if the hardware states
  * it: in the first half, or in a lazy start's second (init()).  The warp
  * check if @warp, or if a cyclock_init() asked for it meanwhile. */
+static void record_load(void)
+{
+	scratch.record_tried = true;
+	scratch.record_loaded = cyclock__record_load();
+}
+
 static void checks(bool warp)
 {
+	if (!scratch.record_tried)
+		record_load();
 	scratch.invariant = cyclock__counter_invariant();
 	cyclock__setup.distrust =
 		distrust(warp || cyclock_atomic_load(&scratch.want_warp, CYCLOCK_SEQ_CST));
@@ -276,6 +286,9 @@ static void init_finish(void)
 	    !scratch.no_local && scratch.invariant && hz >= 1e3 && counter_cpu_works())
 		cyclock_atomic_store(&cyclock__setup.local_percpu, cyclock__local_init(hz) == 0,
 				     CYCLOCK_SEQ_CST);
+	/* The machine's answers for the next process, once per boot. */
+	if (!scratch.record_loaded)
+		cyclock__record_save();
 	cyclock__setup.init_ns += cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - t0;
 }
 
@@ -317,6 +330,7 @@ static bool init(unsigned int flags)
 	cyclock_atomic_store(&cyclock__setup.local_percpu, false, CYCLOCK_SEQ_CST);
 	cyclock_atomic_store(&cyclock__setup.using_counter, false, CYCLOCK_SEQ_CST);
 	scratch.begun = scratch.checked = false;
+	scratch.record_tried = scratch.record_loaded = false;
 	scratch.clocksource_read = 0;
 	scratch.adj_ns = 0;
 	cyclock_atomic_store(&scratch.ahead_done, false, CYCLOCK_RELAXED);
@@ -427,6 +441,10 @@ static void second_half(void)
  */
 static bool check_ahead(void)
 {
+	if (!scratch.record_tried) {
+		record_load();
+		return true;
+	}
 	if (cyclock__cpuid_ahead())
 		return true;
 	if (!scratch.clocksource_read) {
@@ -440,7 +458,7 @@ static bool check_ahead(void)
 	if (!scratch.adj_ns) {
 		cyclock__kernel_adj(&scratch.adj);
 		scratch.adj_ns = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW);
-		return true;
+		return !cyclock__ordered_timed(); /* the record's timing: nothing left */
 	}
 	return cyclock__ordered_time();
 }
@@ -453,6 +471,11 @@ static bool measuring_work(uint64_t *now)
 	*now = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW);
 	return *now >= scratch.finish_ns ||
 	       !cyclock_atomic_load(&scratch.ahead_done, CYCLOCK_RELAXED);
+}
+
+bool cyclock__record_used(void)
+{
+	return scratch.record_loaded;
 }
 
 bool cyclock__checked_ahead(void)

@@ -262,6 +262,20 @@ int cyclock__env_source(void);
 int cyclock__env_ordered(void);
 void cyclock__say_ordered_refused(uint32_t how, const char *why);
 bool cyclock__cpuid_ahead(void);       /* one more leaf into the cache; false if none left */
+/* CPUID's answers, for the machine's record: export is false unless every
+ * leaf was asked, import unless they are this build's leaves (none but
+ * on x86-64). */
+#define CYCLOCK__CPUID_MAX 16
+struct cyclock__cpuid_answer {
+	uint32_t leaf, r[4];
+};
+bool cyclock__cpuid_export(struct cyclock__cpuid_answer *a, uint32_t *n);
+bool cyclock__cpuid_import(const struct cyclock__cpuid_answer *a, uint32_t n);
+/* record.c (sim.c: no record): the machine's answers kept for this boot;
+ * load is true if they filled CPUID's cache and the ordered reads' costs;
+ * save asks CPUID what the checks left unasked, then writes them. */
+bool cyclock__record_load(void);
+void cyclock__record_save(void);
 unsigned int cyclock__cpuid_asked(void); /* CPUID instructions run so far */
 bool cyclock__counter_invariant(void);
 uint64_t cyclock__counter_hz_hint(const char **how);
@@ -281,6 +295,9 @@ void cyclock__unshield(const struct cyclock__shield *s);
  * no asking, or the one CYCLOCK_ORDERED_READ names. */
 void cyclock__ordered_choose(double hz);
 bool cyclock__ordered_time(void); /* the reads timed, once; false if done already */
+bool cyclock__ordered_timed(void); /* done already (or the machine's record had it) */
+bool cyclock__ordered_export(uint64_t best[CYCLOCK_ARCH_ORDERED_HOWS]); /* false: not timed */
+void cyclock__ordered_import(const uint64_t best[CYCLOCK_ARCH_ORDERED_HOWS]);
 
 /* The ordered read the readers use (both timelines have the same), for
  * the writer's and the slow path's reads. */
@@ -371,6 +388,7 @@ void cyclock__resync_all(void);
 /* init.c */
 void cyclock__init_once(unsigned int flags);
 bool cyclock__checked_ahead(void); /* the reads in the span did every check (tests) */
+bool cyclock__record_used(void);   /* the machine's record answered (tests) */
 void cyclock__fork_child(void);
 
 /* local.c: cyclock_local() on an unsynchronised counter. */

@@ -13,6 +13,8 @@
  */
 #define _GNU_SOURCE
 
+#include <string.h>
+
 #include "internal.h"
 
 #define ROUNDS 8 /* interleaved, the best of each kept */
@@ -55,6 +57,26 @@ bool cyclock__ordered_time(void)
 		}
 	timed = true;
 	return true;
+}
+
+bool cyclock__ordered_timed(void)
+{
+	return timed;
+}
+
+/* For the machine's record (record.c). */
+bool cyclock__ordered_export(uint64_t out[CYCLOCK_ARCH_ORDERED_HOWS])
+{
+	if (!timed)
+		return false;
+	memcpy(out, best, sizeof(best));
+	return true;
+}
+
+void cyclock__ordered_import(const uint64_t in[CYCLOCK_ARCH_ORDERED_HOWS])
+{
+	memcpy(best, in, sizeof(best));
+	timed = true;
 }
 
 /* @s at *@n in @dst of @len, NUL-terminated: no snprintf() on a read

@@ -174,7 +174,49 @@ bool cyclock__cpuid_ahead(void)
 		}
 	return false;
 }
+
+_Static_assert(sizeof(cpuid_leaf) / sizeof(cpuid_leaf[0]) <= CYCLOCK__CPUID_MAX,
+	       "the machine's record holds every leaf");
+
+bool cyclock__cpuid_export(struct cyclock__cpuid_answer *a, uint32_t *n)
+{
+	for (size_t i = 0; i < sizeof(cpuid_leaf) / sizeof(cpuid_leaf[0]); i++) {
+		if (!cpuid_cache[i].have)
+			return false;
+		a[i].leaf = cpuid_leaf[i];
+		memcpy(a[i].r, cpuid_cache[i].r, sizeof(a[i].r));
+	}
+	*n = sizeof(cpuid_leaf) / sizeof(cpuid_leaf[0]);
+	return true;
+}
+
+bool cyclock__cpuid_import(const struct cyclock__cpuid_answer *a, uint32_t n)
+{
+	if (n != sizeof(cpuid_leaf) / sizeof(cpuid_leaf[0]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (a[i].leaf != cpuid_leaf[i])
+			return false;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(cpuid_cache[i].r, a[i].r, sizeof(cpuid_cache[i].r));
+		cpuid_cache[i].have = true;
+	}
+	return true;
+}
 #else
+bool cyclock__cpuid_export(struct cyclock__cpuid_answer *a, uint32_t *n)
+{
+	(void)a;
+	*n = 0;
+	return true;
+}
+
+bool cyclock__cpuid_import(const struct cyclock__cpuid_answer *a, uint32_t n)
+{
+	(void)a;
+	return n == 0;
+}
+
 bool cyclock__cpuid_ahead(void)
 {
 	return false;
