@@ -11,6 +11,7 @@
 #define CYCLOCK_LINUX_INTERNAL_H
 
 #include <pthread.h>
+#include <sys/types.h>
 #include <signal.h>
 #include <sys/timex.h>
 #include <time.h>
@@ -246,6 +247,14 @@ static inline int cyclock__kernel_gettime(clockid_t id, struct timespec *ts)
 void cyclock__kernel_adj(struct cyclock__kadj *a);
 uint32_t cyclock__pid(void);
 uint32_t cyclock__tid(void);             /* the calling task's thread id: a system call */
+struct stat;
+struct statfs;
+int cyclock__sys_open(const char *path, int flags, unsigned int mode); /* and the rest: */
+ssize_t cyclock__sys_read(int fd, void *buf, size_t n); /* syscall()'s, not libc's */
+void cyclock__sys_close(int fd);                        /* functions (platform.c) */
+int cyclock__sys_fstat(int fd, struct stat *st);
+int cyclock__sys_fstatfs(int fd, struct statfs *fs);
+uid_t cyclock__sys_geteuid(void);
 bool cyclock__task_alive(uint32_t tid);  /* false once it exited; true if it cannot be told */
 void cyclock__at_load(void); /* the pid's cache; what stderr is (say() writes only there) */
 void cyclock__say(const char *msg, size_t n);

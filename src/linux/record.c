@@ -79,7 +79,7 @@ static bool record_path(char *path, size_t len, uid_t *uid)
 
 	if (v && !strcmp(v, "off"))
 		return false;
-	*uid = geteuid();
+	*uid = cyclock__sys_geteuid();
 	u = (unsigned int)*uid;
 	if (v && *v) {
 		if (strlen(v) >= len)
@@ -107,12 +107,12 @@ static bool trusted(int fd, struct record *r, uid_t uid)
 	struct statfs fs;
 	uint64_t now_boot;
 
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != uid ||
+	if (cyclock__sys_fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != uid ||
 	    (st.st_mode & (S_IWGRP | S_IWOTH)) || st.st_size != (off_t)sizeof(*r))
 		return false;
-	if (fstatfs(fd, &fs) || fs.f_type != TMPFS_MAGIC_)
+	if (cyclock__sys_fstatfs(fd, &fs) || fs.f_type != TMPFS_MAGIC_)
 		return false;
-	if (read(fd, r, sizeof(*r)) != (ssize_t)sizeof(*r))
+	if (cyclock__sys_read(fd, r, sizeof(*r)) != (ssize_t)sizeof(*r))
 		return false;
 	if (memcmp(r->magic, "cyclock", 8) || r->version != RECORD_VERSION ||
 	    r->size != sizeof(*r) || r->check != checksum(r) ||
@@ -134,13 +134,13 @@ bool cyclock__record_load(void)
 
 	if (!record_path(path, sizeof(path), &uid))
 		return false;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = cyclock__sys_open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
 	if (fd < 0) {
 		errno = saved;
 		return false;
 	}
 	ok = trusted(fd, &r, uid) && cyclock__cpuid_import(r.cpuid, r.cpuid_n);
-	close(fd);
+	cyclock__sys_close(fd);
 	if (ok && r.timed)
 		cyclock__ordered_import(r.ordered_best);
 	errno = saved;

@@ -263,18 +263,18 @@ uint64_t cyclock__counter_hz_hint(const char **how)
 }
 #endif
 
-/* The kernel's current clocksource, from sysfs (open and read are
+/* The kernel's current clocksource, from sysfs (system calls, which are
  * async-signal-safe; stdio is not). */
 bool cyclock__kernel_clocksource(char *name, size_t len)
 {
-	int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
-		      O_RDONLY | O_CLOEXEC);
+	int fd = cyclock__sys_open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+				   O_RDONLY | O_CLOEXEC, 0);
 	ssize_t n;
 
 	if (fd < 0)
 		return false;
-	n = read(fd, name, len - 1);
-	close(fd);
+	n = cyclock__sys_read(fd, name, len - 1);
+	cyclock__sys_close(fd);
 	if (n <= 0)
 		return false;
 	name[n] = '\0';
