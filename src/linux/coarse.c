@@ -31,8 +31,6 @@
 
 #include "internal.h"
 
-struct cyclock__coarse cyclock__coarse;
-
 enum { TICKER_NONE, TICKER_RUNNING, TICKER_FAILED };
 static CYCLOCK_ATOMIC(uint32_t) ticker_state;
 static uint64_t period_ns = 1000 * NSEC_PER_USEC;
@@ -194,4 +192,9 @@ void cyclock__coarse_fork_child(void)
 	cyclock_atomic_store(&cyclock__coarse.ns, 0, CYCLOCK_SEQ_CST);
 	if (cyclock_atomic_load(&ticker_state, CYCLOCK_SEQ_CST) == TICKER_RUNNING)
 		cyclock_atomic_store(&ticker_state, TICKER_FAILED, CYCLOCK_SEQ_CST);
+}
+
+uint64_t cyclock_coarse(void)
+{
+	return cyclock__coarse_read();
 }

@@ -21,7 +21,7 @@ static double current_hz(double *ppm)
 /* Every field but the version, in @st, already zeroed. */
 static void get_state(struct cyclock_state *st)
 {
-	cyclock_init(0);
+	cyclock__init_wait(0, false);
 	/* The writer's fields, read under its flag so they are consistent;
 	 * a bounded wait, then a snapshot that may be a resync apart. */
 	uint32_t me = cyclock__pid();

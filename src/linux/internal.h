@@ -112,14 +112,14 @@ static inline uint32_t cyclock__mult_low(uint32_t mult_rate)
 }
 
 /* The tracking's constants (the tuning above) in counts of the counter,
- * set once its frequency is known (init.c's setup_scale()). */
+ * set once its frequency is known (start.c). */
 struct cyclock__counts {
 	uint32_t shift; /* of the timelines' fixed point */
 	uint64_t max_back_cyc, min_int_cyc, max_int_cyc;
 	uint64_t fresh_cyc, fresh_margin_cyc, recheck_cyc, quick_int_cyc, tight_cyc;
 };
 
-struct cyclock__counts cyclock__counts_at(double hz); /* init.c: for a counter at @hz */
+struct cyclock__counts cyclock__counts_at(double hz); /* start.c: for a counter at @hz */
 
 /* A timeline's controller: writer-only.  Its decisions (cyclock__decide())
  * read the track and what it points at, nothing else. */
@@ -251,7 +251,7 @@ struct stat;
 struct statfs;
 int cyclock__sys_open(const char *path, int flags, unsigned int mode); /* and the rest: */
 ssize_t cyclock__sys_read(int fd, void *buf, size_t n); /* syscall()'s, not libc's */
-void cyclock__sys_close(int fd);                        /* functions (platform.c) */
+void cyclock__sys_close(int fd);                        /* functions (world.c) */
 int cyclock__sys_fstat(int fd, struct stat *st);
 int cyclock__sys_fstatfs(int fd, struct statfs *fs);
 uid_t cyclock__sys_geteuid(void);
@@ -271,6 +271,7 @@ int cyclock__env_source(void);
 int cyclock__env_ordered(void);
 void cyclock__say_ordered_refused(uint32_t how, const char *why);
 bool cyclock__cpuid_ahead(void);       /* one more leaf into the cache; false if none left */
+bool cyclock__cpuid_pending(void);     /* a leaf is left to ask */
 /* CPUID's answers, for the machine's record: export is false unless every
  * leaf was asked, import unless they are this build's leaves (none but
  * on x86-64). */
@@ -394,10 +395,73 @@ void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sampl
 bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded);
 void cyclock__resync_all(void);
 
+/*
+ * trust.c: whether to trust the counter, a decision over what the caller,
+ * the environment and the machine answered (tests/linux/test_trust.c asks
+ * it case by case, with no machine).
+ */
+enum { CYCLOCK__CS_THIS, CYCLOCK__CS_OTHER, CYCLOCK__CS_UNREAD }; /* the kernel's clocksource */
+struct cyclock__answers {
+	bool kernel_asked;          /* cyclock_init(CYCLOCK_INIT_KERNEL) */
+	int force;                  /* FORCE_*: CYCLOCK_SOURCE */
+	bool has_counter;           /* the architecture has a user-space counter */
+	bool no_local;              /* no per-CPU cyclock_local() wanted (the preload) */
+	bool invariant;             /* the counter's rate is constant (CPUID) */
+	int clocksource;            /* CYCLOCK__CS_*: the kernel uses this counter, */
+	char clocksource_name[32];  /* another (named here), or it could not be read */
+	int64_t warp_cyc;           /* a warp check's largest step back; <= 0: none seen */
+	int warp_cpu[2];            /* between these CPUs */
+	double hz;                  /* stated or measured; below 1e3: it does not advance */
+	bool counter_cpu;           /* the per-CPU clock's read of the counter and CPU works */
+};
+struct cyclock__trust {
+	bool use_counter;           /* the timelines run on the counter */
+	bool local_percpu;          /* cyclock_local() runs per CPU over it */
+	bool forced;                /* CYCLOCK_SOURCE chose the counter */
+	char why[96];               /* why the kernel's clocks; "" on the counter */
+	char distrust[96];          /* why the counter is not trusted; "" if it is */
+};
+const char *cyclock__trust_none(const struct cyclock__answers *a); /* no counter at all: why */
+bool cyclock__trust_needs_hz(const struct cyclock__answers *a);
+struct cyclock__trust cyclock__trust(const struct cyclock__answers *a);
+
+/*
+ * checks.c: what initialisation asks the machine, one list, walked one
+ * item a read ahead of the second half (cyclock__check_next()) and what is
+ * left at once (cyclock__check_rest()); init.c keeps what was asked.
+ */
+struct cyclock__asked {
+	bool record_tried;         /* the machine's record was looked for, */
+	bool record_loaded;        /* and answered CPUID and the reads' costs */
+	bool clocksource_asked;
+	int clocksource;           /* CYCLOCK__CS_* */
+	char clocksource_name[32];
+	struct cyclock__kadj adj;  /* adjtimex's word for MONOTONIC */
+	uint64_t adj_ns;           /* when (MONOTONIC_RAW); 0: not asked */
+};
+bool cyclock__check_next(struct cyclock__asked *q); /* false: nothing left */
+void cyclock__check_rest(struct cyclock__asked *q);
+/* The machine's answers into @a, from what was asked and the caches; the
+ * frequency the hardware states (0: none), its source in setup.hz_source. */
+uint64_t cyclock__check_answers(struct cyclock__answers *a, const struct cyclock__asked *q);
+/* The warp check, asked for, on a counter nothing else distrusts. */
+void cyclock__check_warp(struct cyclock__answers *a);
+
+/* start.c: how the timelines start, in kernel mode with the offsets
+ * (first half), then on the counter at @hz from init's first sample and
+ * @s1 (second half); @adj: adjtimex's word asked ahead at @adj_ns, or NULL. */
+void cyclock__start_kernel_mode(void);
+void cyclock__start_counter(double hz, const struct cyclock__sample *s1,
+			    const struct cyclock__kadj *adj, uint64_t adj_ns);
+
 /* init.c */
 void cyclock__init_once(unsigned int flags);
+bool cyclock__init_wait(unsigned int flags, bool warp);
+void cyclock__init_fork_child(void);
 bool cyclock__checked_ahead(void); /* the reads in the span did every check (tests) */
 bool cyclock__record_used(void);   /* the machine's record answered (tests) */
+
+/* process.c: the fork handler, for the child (and the tests). */
 void cyclock__fork_child(void);
 
 /* local.c: cyclock_local() on an unsynchronised counter. */

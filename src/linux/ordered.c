@@ -7,7 +7,7 @@
  * (CYCLOCK_ARCH_ORDERED_ANY), without asking CPUID; its second half,
  * once the counter is to be used, takes the cheapest of those that work,
  * timed against each other ahead of it (at a read while the frequency is
- * measured: init.c) or then.
+ * measured: checks.c) or then.
  * Every choice orders the read, so it is stored plainly, at any moment:
  * a reader that sees the old one is as right as one that sees the new.
  */

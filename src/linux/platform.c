@@ -22,7 +22,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/vfs.h>
 #include <sys/timex.h>
 #include <unistd.h>
 
@@ -112,44 +111,6 @@ uint32_t cyclock__pid(void)
 	if (page)
 		cyclock_atomic_store(page, pid, CYCLOCK_RELAXED);
 	return pid;
-}
-
-/*
- * The files initialisation reads on a read (the machine's record, the
- * kernel's clocksource): through syscall(), which the process id's cache
- * has bound already, rather than each through its own libc function,
- * whose first call in a process costs 1-2 us here (the dynamic linker
- * binds it and its code faults in).  Async-signal-safe; -1 and errno on
- * failure, as the functions they stand for.
- */
-int cyclock__sys_open(const char *path, int flags, unsigned int mode)
-{
-	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
-}
-
-ssize_t cyclock__sys_read(int fd, void *buf, size_t n)
-{
-	return syscall(SYS_read, fd, buf, n);
-}
-
-void cyclock__sys_close(int fd)
-{
-	syscall(SYS_close, fd);
-}
-
-int cyclock__sys_fstat(int fd, struct stat *st)
-{
-	return (int)syscall(SYS_fstat, fd, st);
-}
-
-int cyclock__sys_fstatfs(int fd, struct statfs *fs)
-{
-	return (int)syscall(SYS_fstatfs, fd, fs);
-}
-
-uid_t cyclock__sys_geteuid(void)
-{
-	return (uid_t)syscall(SYS_geteuid);
 }
 
 uint32_t cyclock__tid(void)

@@ -29,11 +29,6 @@ CYCLOCK_LAYOUT_ASSERT(offsetof(struct cyclock__timeline, ext) == 2 * CYCLOCK_CAC
 CYCLOCK_LAYOUT_ASSERT(offsetof(struct cyclock__timeline, served_cyc) == 3 * CYCLOCK_CACHELINE,
 	       "what served reads note down: line 3");
 
-/* Until initialisation has chosen, the ordered read that needs no asking
- * (a CPU may lack another: x86-64's rdtscp, how 0). */
-struct cyclock__timeline cyclock__mono = { .how = CYCLOCK_ARCH_ORDERED_ANY };
-struct cyclock__timeline cyclock__raw = { .how = CYCLOCK_ARCH_ORDERED_ANY };
-
 static clockid_t kernel_id(unsigned int kind)
 {
 	if (kind & CYCLOCK__RAW)
@@ -264,17 +259,12 @@ uint64_t cyclock_local(void)
 	return cyclock__read(&cyclock__mono, CYCLOCK__LOCAL);
 }
 
-uint64_t cyclock_coarse(void)
-{
-	return cyclock__coarse_read();
-}
-
 /* Initialised: the counter is in use or known not to be.  Waits for a
  * deferred initialisation's second half, as cyclock_init() does. */
 static bool ready(void)
 {
 	if (cyclock_atomic_load(&cyclock__host.state, CYCLOCK_ACQUIRE) != INIT_DONE)
-		cyclock_init(0);
+		cyclock__init_wait(0, false);
 	return cyclock_atomic_load(&cyclock__setup.using_counter, CYCLOCK_SEQ_CST);
 }
 

@@ -52,6 +52,11 @@ bool cyclock__cpuid_ahead(void)
 	return false; /* no CPUID in simulation */
 }
 
+bool cyclock__cpuid_pending(void)
+{
+	return false;
+}
+
 /* No machine's record in simulation: every test asks its own world. */
 bool cyclock__record_load(void)
 {

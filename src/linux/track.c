@@ -18,7 +18,7 @@ void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sampl
 	zero.off_real = tr->id == CLOCK_MONOTONIC ? TRACKS_OFF(off_real) : 0;
 	zero.off_boot = tr->id == CLOCK_MONOTONIC ? TRACKS_OFF(off_boot) : 0;
 	/* MONOTONIC runs at RAW's rate times what adjtimex states (both
-	 * start at the same rate, init.c): @adj, or asked now; nothing
+	 * start at the same rate, start.c): @adj, or asked now; nothing
 	 * disciplines RAW, so it asks no adjtimex (a system call). */
 	if (tr->id == CLOCK_MONOTONIC && adj)
 		tr->adj = *adj;

@@ -15,7 +15,10 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/timex.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -129,7 +132,8 @@ __attribute__((constructor)) static void find_vdso_gettime(void)
 
 #ifdef CYCLOCK_ARCH_CPUID_LEAVES
 /* The leaves the arch header's checks ask, each asked of the CPU once:
- * written by the initialising thread only (init.c), which alone reads it. */
+ * written by the initialising thread only (checks.c, record.c), which
+ * alone reads it. */
 static const unsigned int cpuid_leaf[] = { CYCLOCK_ARCH_CPUID_LEAVES };
 static struct {
 	unsigned int r[4];
@@ -162,6 +166,14 @@ void cyclock__cpuid(unsigned int leaf, unsigned int r[4])
 		}
 	__cpuid_count(leaf, 0, r[0], r[1], r[2], r[3]);
 	cpuid_asked++;
+}
+
+bool cyclock__cpuid_pending(void)
+{
+	for (size_t i = 0; i < sizeof(cpuid_leaf) / sizeof(cpuid_leaf[0]); i++)
+		if (!cpuid_cache[i].have)
+			return true;
+	return false;
 }
 
 /* Ask the next leaf not asked yet; false if none is left. */
@@ -204,6 +216,11 @@ bool cyclock__cpuid_import(const struct cyclock__cpuid_answer *a, uint32_t n)
 	return true;
 }
 #else
+bool cyclock__cpuid_pending(void)
+{
+	return false;
+}
+
 bool cyclock__cpuid_export(struct cyclock__cpuid_answer *a, uint32_t *n)
 {
 	(void)a;
@@ -262,6 +279,44 @@ uint64_t cyclock__counter_hz_hint(const char **how)
 	return cyclock_arch_counter_hz_hint(how);
 }
 #endif
+
+/*
+ * The files initialisation reads on a read (the machine's record, the
+ * kernel's clocksource): through syscall(), which the process id's cache
+ * (platform.c) has bound already, rather than each through its own libc
+ * function, whose first call in a process costs 1-2 us here (the dynamic
+ * linker binds it and its code faults in).  Async-signal-safe; -1 and
+ * errno on failure, as the functions they stand for.
+ */
+int cyclock__sys_open(const char *path, int flags, unsigned int mode)
+{
+	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+}
+
+ssize_t cyclock__sys_read(int fd, void *buf, size_t n)
+{
+	return syscall(SYS_read, fd, buf, n);
+}
+
+void cyclock__sys_close(int fd)
+{
+	syscall(SYS_close, fd);
+}
+
+int cyclock__sys_fstat(int fd, struct stat *st)
+{
+	return (int)syscall(SYS_fstat, fd, st);
+}
+
+int cyclock__sys_fstatfs(int fd, struct statfs *fs)
+{
+	return (int)syscall(SYS_fstatfs, fd, fs);
+}
+
+uid_t cyclock__sys_geteuid(void)
+{
+	return (uid_t)syscall(SYS_geteuid);
+}
 
 /* The kernel's current clocksource, from sysfs (system calls, which are
  * async-signal-safe; stdio is not). */

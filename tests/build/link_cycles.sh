@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# No two object files of the tool (tools/cyclock/) and its measuring
-# library (bench/) call each other in a loop: for every pair of objects A
-# and B, not both "A uses a symbol B defines" and "B uses one A defines",
-# nor any longer loop.  An entry file that doubles as a library of helpers
-# is what makes such loops (main.c's tool_error() called back by the
-# commands it dispatches to); helpers belong in files of their own.
+# No two object files of the library (src/), the tool (tools/cyclock/)
+# and its measuring library (bench/) call each other in a loop: for every
+# pair of objects A and B, not both "A uses a symbol B defines" and "B
+# uses one A defines", nor any longer loop.  An entry file that doubles as
+# a library of helpers is what makes such loops (main.c's tool_error()
+# called back by the commands it dispatches to; init.c's cyclock_init(),
+# which started the coarse ticker that reads the clock that initialises);
+# helpers belong in files of their own, and state every file shares in
+# one of its own (src/linux/shared.c).
 #   link_cycles.sh NM ROOT OBJECT...  (ROOT: the part of their paths not to show;
 #   an OBJECT argument may be a ;-list of them)
 set -euo pipefail

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Whether to trust the counter: a decision over the answers initialisation
+ * gathered (the caller's flags, the environment, the machine: checks.c),
+ * and nothing else, so that tests ask it case by case without a machine
+ * (tests/linux/test_trust.c).  The reasons are docs/hosted.md's ("Trust").
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Why there is no counter to use at all, whatever the machine says (no
+ * question asked of it), or NULL. */
+const char *cyclock__trust_none(const struct cyclock__answers *a)
+{
+	if (a->kernel_asked)
+		return "cyclock_init(CYCLOCK_INIT_KERNEL)";
+	if (a->force == FORCE_KERNEL)
+		return "CYCLOCK_SOURCE=kernel";
+	if (!a->has_counter)
+		return "no user-space counter on this architecture";
+	return NULL;
+}
+
+/* Why the machine says not to trust the counter, into @out; "" if it
+ * does not. */
+static void distrust(const struct cyclock__answers *a, char *out, size_t len)
+{
+	out[0] = '\0';
+	if (!a->invariant)
+		snprintf(out, len, "the %s is not invariant", CYCLOCK_ARCH_COUNTER_NAME);
+	else if (a->clocksource == CYCLOCK__CS_UNREAD)
+		snprintf(out, len, "the kernel's clocksource cannot be read");
+	else if (a->clocksource == CYCLOCK__CS_OTHER)
+		snprintf(out, len, "the kernel's clocksource is %s", a->clocksource_name);
+	else if (a->warp_cyc > 0)
+		snprintf(out, len, "the %s goes back by %lld counts between CPUs %d and %d",
+			 CYCLOCK_ARCH_COUNTER_NAME, (long long)a->warp_cyc, a->warp_cpu[0],
+			 a->warp_cpu[1]);
+}
+
+static bool distrusted(const struct cyclock__answers *a)
+{
+	return !a->invariant || a->clocksource != CYCLOCK__CS_THIS || a->warp_cyc > 0;
+}
+
+/* Whether the decision needs the frequency: for the counter, or for the
+ * per-CPU clock over it; not when the counter is distrusted and no
+ * per-CPU clock is wanted. */
+bool cyclock__trust_needs_hz(const struct cyclock__answers *a)
+{
+	if (cyclock__trust_none(a))
+		return false;
+	return !(distrusted(a) && a->force != FORCE_COUNTER && a->no_local);
+}
+
+struct cyclock__trust cyclock__trust(const struct cyclock__answers *a)
+{
+	struct cyclock__trust t = { 0 };
+	const char *none = cyclock__trust_none(a);
+
+	if (none) {
+		snprintf(t.why, sizeof(t.why), "%s", none);
+		return t;
+	}
+	distrust(a, t.distrust, sizeof(t.distrust));
+	t.forced = a->force == FORCE_COUNTER;
+	if (cyclock__trust_needs_hz(a) && a->hz < 1e3)
+		snprintf(t.why, sizeof(t.why), "the %s does not advance", CYCLOCK_ARCH_COUNTER_NAME);
+	else if (t.distrust[0] && !t.forced)
+		memcpy(t.why, t.distrust, sizeof(t.why));
+	else
+		t.use_counter = true;
+	/* A counter the CPUs disagree on still makes cyclock_local() per CPU,
+	 * if its rate is constant and its read names the CPU. */
+	t.local_percpu = !t.use_counter && !a->no_local && a->invariant && a->hz >= 1e3 &&
+			 a->counter_cpu;
+	return t;
+}
