@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The seqcount latch, both sides, inline: the engine's clock (struct
- * cyclock), its per-CPU slots and the hosted timelines
- * (cyclock/timeline.h) all use it, after the kernel's
+ * cyclock) and its per-CPU slots use it, after the kernel's
  * raw_write_seqcount_latch() and raw_read_seqcount_latch() in
- * include/linux/seqlock.h.
+ * include/linux/seqlock.h.  The hosted timelines (cyclock/timeline.h)
+ * follow the same scheme with a word of their own: a count of served
+ * reads in its upper half, and a publish by compare-and-swap.
  *
  * A latch keeps two copies of its data.  The writer bumps the sequence
  * (now odd: readers use copy 1), rewrites copy 0, bumps it again (even:

@@ -158,7 +158,7 @@ void cyclock__check_warp(struct cyclock__answers *a)
 	for (int i = 0; i < 2; i++) {
 		cyclock__setup.warp_cyc = cyclock__warp_check(a->warp_cpu, 1000 * NSEC_PER_USEC,
 							    &cyclock__setup.warp_turns);
-		if (cyclock__setup.warp_cyc != 0 || cyclock__setup.warp_turns >= 100)
+		if (cyclock__setup.warp_cyc != 0 || cyclock__setup.warp_turns >= CYCLOCK_WARP_TURNS)
 			break;
 	}
 	a->warp_cyc = cyclock__setup.warp_cyc;

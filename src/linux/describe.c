@@ -99,7 +99,7 @@ static const char *warp_note(void)
 	}
 	if (cyclock__setup.warp_cyc < 0)
 		return "the cross-CPU check could not run";
-	if (cyclock__setup.warp_turns < 100) {
+	if (cyclock__setup.warp_turns < CYCLOCK_WARP_TURNS) {
 		snprintf(note, sizeof(note), "cross-CPU check inconclusive (%llu turns)",
 			 (unsigned long long)cyclock__setup.warp_turns);
 		return note;

@@ -68,10 +68,27 @@ void cyclock__cpuid(unsigned int leaf, unsigned int r[4]);
 #define CYCLOCK_QUICK_NS (250 * NSEC_PER_USEC) /* so the interval is at most this */
 /* REALTIME and BOOTTIME: their offsets from MONOTONIC, measured this often. */
 #define CYCLOCK_OFFSETS_NS (32 * NSEC_PER_USEC * 1000)
+/* adjtimex(2)'s nominal tick: us per 1/100 s, at which the tick adds nothing. */
+#define CYCLOCK_NOMINAL_TICK 10000
+/* Kernel-mode spells in a row, each within CYCLOCK_RECENT_NS of the last,
+ * double the steadiness asked before the counter takes over again, up to
+ * this many times (2^6: 64 windows' worth). */
+#define CYCLOCK_STREAK_MAX 6
+/* The slow path's tries (a torn copy, a resync) before it serves the
+ * kernel's clock as it is. */
+#define CYCLOCK_SLOW_PASSES 3
+/* A warp check that took fewer turns than this says nothing. */
+#define CYCLOCK_WARP_TURNS 100
 
 static inline double cyclock__absd(double x)
 {
 	return x < 0 ? -x : x;
+}
+
+/* How far a rate @ppb (parts per billion) off drifts over @span_ns. */
+static inline uint64_t cyclock__drift_ns(double span_ns, uint32_t ppb)
+{
+	return (uint64_t)(span_ns * (double)ppb * 1e-9);
 }
 
 /* One bracketed reading of a kernel clock against the counter. */

@@ -93,7 +93,10 @@ struct cyclock__decision cyclock__enter_kernel(struct cyclock__track *tr,
 
 	/* Spells in a row (each within CYCLOCK_RECENT_NS of the last) ask
 	 * for longer steadiness before the counter takes over again. */
-	tr->streak = cyclock__spell_recent(tr, s->ns) ? (tr->streak < 6 ? tr->streak + 1 : 6) : 0;
+	if (!cyclock__spell_recent(tr, s->ns))
+		tr->streak = 0;
+	else if (tr->streak < CYCLOCK_STREAK_MAX)
+		tr->streak++;
 	tr->spells++;
 	tr->kernel_why = why;
 	tr->win = tr->anchor = *s;
@@ -104,7 +107,7 @@ struct cyclock__decision cyclock__enter_kernel(struct cyclock__track *tr,
 
 /*
  * Kernel mode: is the kernel's rate steady?  Two windows of at least
- * CYCLOCK_STEADY_NS (doubled for each spell in a row, up to 64 times: a
+ * CYCLOCK_STEADY_NS (doubled for each spell in a row, CYCLOCK_STREAK_MAX times at most: a
  * kernel whose rate keeps changing keeps being served) whose rates agree
  * within CYCLOCK_STEADY_PPM (plus their brackets' noise), with adjtimex
  * saying the same all along.  Then the counter takes over at the rate

@@ -37,7 +37,7 @@ void cyclock__kernel_adj(struct cyclock__kadj *a)
 	memset(&tx, 0, sizeof(tx));
 	a->known = cyclock__adjtimex(&tx) >= 0;
 	errno = saved;
-	a->tick = a->known ? tx.tick : 10000;
+	a->tick = a->known ? tx.tick : CYCLOCK_NOMINAL_TICK;
 	a->freq = tx.freq;
 	a->offset = tx.offset;
 	a->constant = tx.constant;

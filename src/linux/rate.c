@@ -19,7 +19,7 @@ uint32_t cyclock__mult_of(double ns_per_cyc, uint32_t shift)
 }
 /*
  * The kernel's CLOCK_MONOTONIC rate over its RAW rate as adjtimex states
- * it, in ppm: the tick (us per 1/100 s; 10000 is nominal), the frequency
+ * it, in ppm: the tick (us per 1/100 s; CYCLOCK_NOMINAL_TICK), the frequency
  * (ppm << 16) and the PLL's offset slew this second (the offset shifted
  * right by SHIFT_PLL (2) plus the time constant, as kernel/time/ntp.c
  * takes it each second, from what adjtimex shows left).  adjtime()'s
@@ -27,7 +27,7 @@ uint32_t cyclock__mult_of(double ns_per_cyc, uint32_t shift)
  */
 double cyclock__adj_ppm(const struct cyclock__kadj *a)
 {
-	double ppm = (double)(a->tick - 10000) * 100.0 + (double)a->freq / 65536.0;
+	double ppm = (double)(a->tick - CYCLOCK_NOMINAL_TICK) * 100.0 + (double)a->freq / 65536.0;
 
 	if ((a->status & STA_PLL) && a->offset && a->constant >= 0 && a->constant < 40) {
 		double off_ns = (a->status & STA_NANO) ? (double)a->offset : a->offset * 1e3;
@@ -155,5 +155,5 @@ uint32_t cyclock__drift_ppb(const struct cyclock__track *tr)
 
 uint64_t cyclock__drift_slack(const struct cyclock__track *tr, uint64_t gap)
 {
-	return (uint64_t)((double)gap * tr->rate * (double)cyclock__drift_ppb(tr) * 1e-9);
+	return cyclock__drift_ns((double)gap * tr->rate, cyclock__drift_ppb(tr));
 }

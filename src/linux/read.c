@@ -174,14 +174,14 @@ static uint64_t timeline_slow(unsigned int kind, uint64_t word, uint64_t cyc)
 		if (r.H && (int64_t)(r.cyc - r.P) < 0) {
 			/* Before the start: the counter went back (leave it, then
 			 * read in kernel mode), or a relaxed read ran early. */
-			if (r.P - r.cyc > cyclock__setup.counts.max_back_cyc && pass < 3 &&
+			if (r.P - r.cyc > cyclock__setup.counts.max_back_cyc && pass < CYCLOCK_SLOW_PASSES &&
 			    cyclock__resync(tr, true, false))
 				continue;
 			return r.ns0 + r.off;
 		}
 		if (r.H && past < 0) /* a segment went out meanwhile */
 			return slow_value(&r, r.cyc) + r.off;
-		if (pass < 3 && resync_pays(tl, r.H ? past : (int64_t)(r.cyc - r.recheck), r.cyc) &&
+		if (pass < CYCLOCK_SLOW_PASSES && resync_pays(tl, r.H ? past : (int64_t)(r.cyc - r.recheck), r.cyc) &&
 		    on_counter(&r) && cyclock__resync(tr, false, false))
 			continue;
 		/* REALTIME and BOOTTIME: the kernel's own, so that a step of the

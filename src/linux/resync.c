@@ -54,7 +54,7 @@ static bool looks_off(const struct cyclock__timeline *tl, const struct cyclock__
 	uint64_t our, width_ns = (uint64_t)(((unsigned __int128)s->width * v.mult_rate) >> shift);
 	int64_t e, past = (int64_t)(s->cyc - v.cyc - v.horizon_cyc);
 	double past_ns = past > 0 ? (double)past * v.mult_rate / (double)(1ull << shift) : 0;
-	uint64_t drift = (uint64_t)(past_ns * v.drift_ppb * 1e-9);
+	uint64_t drift = cyclock__drift_ns(past_ns, v.drift_ppb);
 
 	if (!v.horizon_cyc)
 		return true;

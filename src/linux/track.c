@@ -25,7 +25,7 @@ void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sampl
 	else if (tr->id == CLOCK_MONOTONIC)
 		cyclock__kernel_adj(&tr->adj);
 	else
-		tr->adj = (struct cyclock__kadj){ .known = false, .tick = 10000 };
+		tr->adj = (struct cyclock__kadj){ .known = false, .tick = CYCLOCK_NOMINAL_TICK };
 	tr->adj_ppm = tr->adj.known ? cyclock__adj_ppm(&tr->adj) : 0;
 	if (cyclock__stated_rate(tr) > 0)
 		tr->rate = cyclock__stated_rate(tr);

@@ -22,7 +22,8 @@
  * traps to the hypervisor), so a program may define CYCLOCK_ARCH_CPUID
  * before including this header to answer from a cache: the hosted library
  * asks each leaf of CYCLOCK_ARCH_CPUID_LEAVES once, one per read, ahead of
- * the checks (docs/hosted.md, "Initialisation").
+ * the checks (docs/hosted.md, "The first read"), and keeps their answers
+ * for the boot (docs/hosted.md, "Trust").
  */
 #ifndef CYCLOCK_ARCH_CPUID
 #define CYCLOCK_ARCH_CPUID(leaf, r) __cpuid_count((leaf), 0, (r)[0], (r)[1], (r)[2], (r)[3])
