@@ -94,16 +94,19 @@ static void timing(struct cyclock__asked *q)
 	cyclock__ordered_time();
 }
 
+/* The first N_DECISION items are what the trust decision needs; the
+ * rest, what the timelines' start on the counter does. */
 static const struct check list[] = {
 	{ record_pending, record },           { leaf_pending, leaf },
 	{ clocksource_pending, clocksource }, { adj_pending, adj },
 	{ timing_pending, timing },
 };
+#define N_DECISION 3
 #define N_CHECKS (sizeof(list) / sizeof(list[0]))
 
-static const struct check *next(const struct cyclock__asked *q)
+static const struct check *next(const struct cyclock__asked *q, size_t n)
 {
-	for (size_t i = 0; i < N_CHECKS; i++)
+	for (size_t i = 0; i < n; i++)
 		if (list[i].pending(q))
 			return &list[i];
 	return NULL;
@@ -112,16 +115,22 @@ static const struct check *next(const struct cyclock__asked *q)
 /* One item, if one is left; whether another is left after it. */
 bool cyclock__check_next(struct cyclock__asked *q)
 {
-	const struct check *c = next(q);
+	const struct check *c = next(q, N_CHECKS);
 
 	if (c)
 		c->ask(q);
-	return next(q) != NULL;
+	return next(q, N_CHECKS) != NULL;
+}
+
+void cyclock__check_decision(struct cyclock__asked *q)
+{
+	for (const struct check *c; (c = next(q, N_DECISION));)
+		c->ask(q);
 }
 
 void cyclock__check_rest(struct cyclock__asked *q)
 {
-	for (const struct check *c; (c = next(q));)
+	for (const struct check *c; (c = next(q, N_CHECKS));)
 		c->ask(q);
 }
 

@@ -176,7 +176,7 @@ static void first_half(unsigned int flags)
 	cyclock__start_kernel_mode();
 	cyclock__sample(CLOCK_MONOTONIC_RAW, &cyclock__setup.first_raw);
 	if (!scratch.deferred || a->no_local) {
-		cyclock__check_rest(&scratch.q);
+		cyclock__check_decision(&scratch.q);
 		machine_answers();
 	}
 	scratch.begun = true;

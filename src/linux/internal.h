@@ -139,7 +139,10 @@ struct cyclock__counts {
 struct cyclock__counts cyclock__counts_at(double hz); /* start.c: for a counter at @hz */
 
 /* A timeline's controller: writer-only.  Its decisions (cyclock__decide())
- * read the track and what it points at, nothing else. */
+ * read the track and what it points at, nothing else.  What it is (up to
+ * rate) is written once, at the timelines' start, and read by any thread;
+ * its state (from rate on) is the writer's, which a resync commits whole
+ * (CYCLOCK__TRACK_STATE, resync.c). */
 struct cyclock__track {
 	struct cyclock__timeline *tl;
 	clockid_t id;                  /* the kernel clock it follows */
@@ -168,6 +171,7 @@ struct cyclock__track {
 	uint64_t hold_ns;              /* keep adjtimex's stated rate until then */
 	uint64_t spell_end_ns;         /* the kernel's clock when the last one ended */
 };
+#define CYCLOCK__TRACK_STATE offsetof(struct cyclock__track, rate)
 
 /* Initialisation's states: see cyclock__init_once(). */
 enum { INIT_NONE, INIT_BUSY, INIT_DONE, INIT_MEASURING, INIT_FIRST };
@@ -457,6 +461,7 @@ struct cyclock__asked {
 	uint64_t adj_ns;           /* when (MONOTONIC_RAW); 0: not asked */
 };
 bool cyclock__check_next(struct cyclock__asked *q); /* false: nothing left */
+void cyclock__check_decision(struct cyclock__asked *q); /* what the decision needs */
 void cyclock__check_rest(struct cyclock__asked *q);
 /* The machine's answers into @a, from what was asked and the caches; the
  * frequency the hardware states (0: none), its source in setup.hz_source. */

@@ -9,14 +9,18 @@
  * clocks").  The model checker runs this file as it is
  * (tests/model/model_publish.cpp, docs/model.md).
  */
+#include <string.h>
+
 #include "internal.h"
 
 /*
  * One timeline's resync at sample @s: the decision, made on a copy of the
- * track, then one publish; the copy becomes the track, and an anomaly is
- * counted, only if the publish took (it may not: cyclock__publish()).  So
- * a resync, a spell, a strike or an anomaly is counted only when readers
- * were handed what it decided.  The caller holds the writer flag.
+ * track, then one publish; the copy's state becomes the track's, and an
+ * anomaly is counted, only if the publish took (it may not:
+ * cyclock__publish()).  So a resync, a spell, a strike or an anomaly is
+ * counted only when readers were handed what it decided.  What the track
+ * is (its timeline, its clock: read by threads without the flag) is not
+ * written again.  The caller holds the writer flag.
  */
 static void track_resync(struct cyclock__track *tr, const struct cyclock__sample *s,
 			 const struct cyclock__kadj *a, const uint64_t *off, bool went_back)
@@ -33,8 +37,8 @@ static void track_resync(struct cyclock__track *tr, const struct cyclock__sample
 					: cyclock__publish(tr->tl, &d.seg);
 	if (!took)
 		return;
-	next.raw = tr->raw;
-	*tr = next;
+	memcpy((char *)tr + CYCLOCK__TRACK_STATE, (const char *)&next + CYCLOCK__TRACK_STATE,
+	       sizeof(*tr) - CYCLOCK__TRACK_STATE);
 	if (d.counter_wrong)
 		cyclock_atomic_fetch_add(&cyclock__tracks.anomalies, 1, CYCLOCK_RELAXED);
 }
