@@ -34,26 +34,43 @@ static void put(char *out, size_t len, const char *s)
 	out[n] = '\0';
 }
 
+/* What the machine says against the counter, the first of them. */
+enum against { TRUSTED, NOT_INVARIANT, UNREAD, OTHER_CLOCKSOURCE, WARP };
+
+static enum against against(const struct cyclock__answers *a)
+{
+	if (!a->invariant)
+		return NOT_INVARIANT;
+	if (a->clocksource == CYCLOCK__CS_UNREAD)
+		return UNREAD;
+	if (a->clocksource == CYCLOCK__CS_OTHER)
+		return OTHER_CLOCKSOURCE;
+	return a->warp_cyc > 0 ? WARP : TRUSTED;
+}
+
 /* Why the machine says not to trust the counter, into @out; "" if it
  * does not. */
 static void distrust(const struct cyclock__answers *a, char *out, size_t len)
 {
 	out[0] = '\0';
-	if (!a->invariant)
+	switch (against(a)) {
+	case NOT_INVARIANT:
 		put(out, len, "the " CYCLOCK_ARCH_COUNTER_NAME " is not invariant");
-	else if (a->clocksource == CYCLOCK__CS_UNREAD)
+		break;
+	case UNREAD:
 		put(out, len, "the kernel's clocksource cannot be read");
-	else if (a->clocksource == CYCLOCK__CS_OTHER)
+		break;
+	case OTHER_CLOCKSOURCE:
 		snprintf(out, len, "the kernel's clocksource is %s", a->clocksource_name);
-	else if (a->warp_cyc > 0)
+		break;
+	case WARP:
 		snprintf(out, len, "the %s goes back by %lld counts between CPUs %d and %d",
 			 CYCLOCK_ARCH_COUNTER_NAME, (long long)a->warp_cyc, a->warp_cpu[0],
 			 a->warp_cpu[1]);
-}
-
-static bool distrusted(const struct cyclock__answers *a)
-{
-	return !a->invariant || a->clocksource != CYCLOCK__CS_THIS || a->warp_cyc > 0;
+		break;
+	case TRUSTED:
+		break;
+	}
 }
 
 /* Whether the decision needs the frequency: for the counter, or for the
@@ -63,7 +80,7 @@ bool cyclock__trust_needs_hz(const struct cyclock__answers *a)
 {
 	if (cyclock__trust_none(a))
 		return false;
-	return !(distrusted(a) && a->force != FORCE_COUNTER && a->no_local);
+	return !(against(a) != TRUSTED && a->force != FORCE_COUNTER && a->no_local);
 }
 
 struct cyclock__trust cyclock__trust(const struct cyclock__answers *a)
