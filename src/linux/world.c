@@ -168,23 +168,32 @@ void cyclock__cpuid(unsigned int leaf, unsigned int r[4])
 	cpuid_asked++;
 }
 
+#define CPUID_LEAVES (sizeof(cpuid_leaf) / sizeof(cpuid_leaf[0]))
+
+/* The first leaf not asked yet, or CPUID_LEAVES. */
+static size_t cpuid_unasked(void)
+{
+	size_t i = 0;
+
+	while (i < CPUID_LEAVES && cpuid_cache[i].have)
+		i++;
+	return i;
+}
+
 bool cyclock__cpuid_pending(void)
 {
-	for (size_t i = 0; i < sizeof(cpuid_leaf) / sizeof(cpuid_leaf[0]); i++)
-		if (!cpuid_cache[i].have)
-			return true;
-	return false;
+	return cpuid_unasked() < CPUID_LEAVES;
 }
 
 /* Ask the next leaf not asked yet; false if none is left. */
 bool cyclock__cpuid_ahead(void)
 {
-	for (size_t i = 0; i < sizeof(cpuid_leaf) / sizeof(cpuid_leaf[0]); i++)
-		if (!cpuid_cache[i].have) {
-			cpuid_fetch(i);
-			return true;
-		}
-	return false;
+	size_t i = cpuid_unasked();
+
+	if (i == CPUID_LEAVES)
+		return false;
+	cpuid_fetch(i);
+	return true;
 }
 
 _Static_assert(sizeof(cpuid_leaf) / sizeof(cpuid_leaf[0]) <= CYCLOCK__CPUID_MAX,
