@@ -24,10 +24,9 @@ static void get_state(struct cyclock_state *st)
 	cyclock__init_wait(0, false);
 	/* The writer's fields, read under its flag so they are consistent;
 	 * a bounded wait, then a snapshot that may be a resync apart. */
-	uint32_t me = cyclock__pid();
 	bool locked = false;
 
-	for (int i = 0; i < 1000 && !(locked = cyclock__writer_try(me)); i++)
+	for (int i = 0; i < 1000 && !(locked = cyclock__writer_try()); i++)
 		sched_yield();
 	st->using_counter = cyclock_atomic_load(&cyclock__setup.using_counter, CYCLOCK_SEQ_CST);
 	st->why = cyclock__setup.why ? cyclock__setup.why : "";

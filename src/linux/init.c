@@ -265,11 +265,11 @@ static void measuring_step(uint64_t now)
 /*
  * Whether the owner named in BUSY word @word is gone: it ran in another
  * process (we are the child of a raw fork system call, which runs no fork
- * handler: its thread stayed in the parent), or it shared our memory and
- * died (a clone(CLONE_VM) task killed).  Whether it lives costs system
- * calls, so it is asked only from look_ns on, and then once per
- * OWNER_LOOK_NS among all callers.  A word with no owner (a test's) is
- * never gone.
+ * handler: its thread stayed in the parent, and our cached id may still
+ * be the parent's, so the kernel is asked), or it shared our memory and
+ * died (a clone(CLONE_VM) task killed).  Both cost system calls, so they
+ * are asked only from look_ns on, and then once per OWNER_LOOK_NS among
+ * all callers.  A word with no owner (a test's) is never gone.
  */
 static bool owner_gone(uint64_t word)
 {
@@ -283,7 +283,7 @@ static bool owner_gone(uint64_t word)
 	if (now < look || !cyclock_atomic_cas(&cyclock__host.look_ns, &look, now + OWNER_LOOK_NS,
 					      CYCLOCK_RELAXED, CYCLOCK_RELAXED))
 		return false;
-	return !cyclock__task_alive(BUSY_TID(word));
+	return BUSY_PID(word) != cyclock__pid_fresh() || !cyclock__task_alive(BUSY_TID(word));
 }
 
 /*

@@ -267,6 +267,8 @@ static inline int cyclock__kernel_gettime(clockid_t id, struct timespec *ts)
 #endif
 void cyclock__kernel_adj(struct cyclock__kadj *a);
 uint32_t cyclock__pid(void);
+uint32_t cyclock__pid_fresh(void);     /* the kernel's answer, cached: a system call */
+void cyclock__pid_forget(void);          /* a child of fork(), in the handler */
 uint32_t cyclock__tid(void);             /* the calling task's thread id: a system call */
 struct stat;
 struct statfs;
@@ -277,7 +279,7 @@ int cyclock__sys_fstat(int fd, struct stat *st);
 int cyclock__sys_fstatfs(int fd, struct statfs *fs);
 uid_t cyclock__sys_geteuid(void);
 bool cyclock__task_alive(uint32_t tid);  /* false once it exited; true if it cannot be told */
-void cyclock__at_load(void); /* the pid's cache; what stderr is (say() writes only there) */
+void cyclock__at_load(void); /* what stderr is (say() writes only there) */
 void cyclock__say(const char *msg, size_t n);
 void cyclock__say_once(CYCLOCK_ATOMIC(uint32_t) *said, const char *msg, size_t n);
 static inline uint64_t cyclock__kernel_ns(clockid_t id)
@@ -409,7 +411,8 @@ uint64_t cyclock__seg_horizon(const struct cyclock__segv *v, uint32_t shift);
 bool cyclock__publish(struct cyclock__timeline *tl, const struct cyclock__segv *v);
 void cyclock__offsets_read(struct cyclock__offsets *o, bool first);
 void cyclock__offsets_apply(const struct cyclock__offsets *o, bool first);
-bool cyclock__writer_try(uint32_t me);
+bool cyclock__writer_try(void);
+bool cyclock__writer_ours(uint32_t held);
 void cyclock__writer_done(void);
 void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sample *s,
 			  const struct cyclock__kadj *adj); /* @adj NULL: ask adjtimex */

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/timex.h>
@@ -54,7 +53,7 @@ static struct {
 } stderr_at_load;
 
 /* At load; or at the first message, if it comes from a constructor that
- * ran before ours. */
+ * ran before ours, or from a variable set after load. */
 static void stderr_remember(void)
 {
 	struct stat st;
@@ -67,6 +66,21 @@ static void stderr_remember(void)
 	}
 }
 
+/*
+ * Every message cyclock says is about one of its environment variables
+ * (a value it ignores or cannot honour), so stderr is remembered at load
+ * only when one is set: a process without one pays no system call at
+ * load.
+ */
+void cyclock__at_load(void)
+{
+	for (char **e = environ; e && *e; e++)
+		if (!strncmp(*e, "CYCLOCK_", 8)) {
+			stderr_remember();
+			return;
+		}
+}
+
 static bool stderr_is_ours(void)
 {
 	struct stat st;
@@ -77,40 +91,35 @@ static bool stderr_is_ours(void)
 }
 
 /*
- * The process id, cached on a page the kernel wipes in a child of any
- * fork, the raw system call included (MADV_WIPEONFORK), so that a child
- * never sees its parent's and getpid() is asked once per process.  Where
- * the page could not be had, the system call every time.
+ * The process id, cached: getpid() once per process.  A child of fork()
+ * forgets its parent's in the fork handler (cyclock__pid_forget()); a
+ * child of a raw fork system call, which runs no handler, still holds its
+ * parent's, which matters only where a word in shared state names our
+ * cached id (the writer flag, initialisation's owner): there
+ * cyclock__pid_fresh() asks the kernel.  (A page the kernel wipes at
+ * fork, MADV_WIPEONFORK, would spare that question, but had cost every
+ * process 15 us at its start: docs/hosted.md, "A process's start, summed".)
  */
-static CYCLOCK_ATOMIC(uintptr_t) pid_page; /* a CYCLOCK_ATOMIC(uint32_t) *, or 0 */
-
-void cyclock__at_load(void)
-{
-	void *p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-
-	stderr_remember();
-	if (p == MAP_FAILED)
-		return;
-	if (madvise(p, (size_t)sysconf(_SC_PAGESIZE), MADV_WIPEONFORK)) {
-		munmap(p, (size_t)sysconf(_SC_PAGESIZE));
-		return;
-	}
-	cyclock_atomic_store(&pid_page, (uintptr_t)p, CYCLOCK_SEQ_CST);
-}
+static CYCLOCK_ATOMIC(uint32_t) pid_cached;
 
 uint32_t cyclock__pid(void)
 {
-	CYCLOCK_ATOMIC(uint32_t) *page =
-		(CYCLOCK_ATOMIC(uint32_t) *)cyclock_atomic_load(&pid_page, CYCLOCK_ACQUIRE);
-	uint32_t pid;
+	uint32_t pid = cyclock_atomic_load(&pid_cached, CYCLOCK_RELAXED);
 
-	if (page && (pid = cyclock_atomic_load(page, CYCLOCK_RELAXED)))
-		return pid;
-	pid = (uint32_t)syscall(SYS_getpid);
-	if (page)
-		cyclock_atomic_store(page, pid, CYCLOCK_RELAXED);
+	return pid ? pid : cyclock__pid_fresh();
+}
+
+uint32_t cyclock__pid_fresh(void)
+{
+	uint32_t pid = (uint32_t)syscall(SYS_getpid);
+
+	cyclock_atomic_store(&pid_cached, pid, CYCLOCK_RELAXED);
 	return pid;
+}
+
+void cyclock__pid_forget(void)
+{
+	cyclock_atomic_store(&pid_cached, 0, CYCLOCK_RELAXED);
 }
 
 uint32_t cyclock__tid(void)

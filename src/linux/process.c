@@ -28,6 +28,7 @@ int cyclock_init(unsigned int flags)
  * (which left the copies readers use whole), the ticker. */
 void cyclock__fork_child(void)
 {
+	cyclock__pid_forget();
 	cyclock__init_fork_child();
 	cyclock_atomic_store(&cyclock__host.writer, 0, CYCLOCK_SEQ_CST);
 	cyclock__coarse_fork_child();
@@ -35,9 +36,8 @@ void cyclock__fork_child(void)
 
 /*
  * The fork handler is registered at load time, since a lazy first read
- * may run where pthread_atfork() (which allocates) may not; so are the
- * process id's cache (platform.c), a page of its own, and the identity
- * of the stderr messages may go to.  It cannot block; if it fails for
+ * may run where pthread_atfork() (which allocates) may not; so is the
+ * identity of the stderr messages may go to (platform.c).  It cannot block; if it fails for
  * want of memory, a child of fork() still reads correct time, but may
  * resync less (see cyclock__fork_child()).
  */

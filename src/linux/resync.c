@@ -70,16 +70,26 @@ static bool looks_off(const struct cyclock__timeline *tl, const struct cyclock__
 /* The writer flag holds the process id of its holder: one left behind by
  * a thread of another process (a child of a raw fork system call) is
  * taken over.  Its holder left the copies readers use whole (segment.c). */
-bool cyclock__writer_try(uint32_t me)
+bool cyclock__writer_try(void)
 {
-	uint32_t held = 0;
+	uint32_t held = 0, me = cyclock__pid();
 
 	if (cyclock_atomic_cas(&cyclock__host.writer, &held, me, CYCLOCK_ACQUIRE, CYCLOCK_RELAXED))
 		return true;
-	if (held == me || !cyclock_atomic_cas(&cyclock__host.writer, &held, me, CYCLOCK_ACQUIRE,
-					      CYCLOCK_RELAXED))
+	if (held == me && (me = cyclock__pid_fresh()) == held)
+		return false; /* one of our threads' */
+	if (!cyclock_atomic_cas(&cyclock__host.writer, &held, me, CYCLOCK_ACQUIRE,
+				CYCLOCK_RELAXED))
 		return false;
 	return true;
+}
+
+/* Whether flag value @held is one of our threads': our cached id, and the
+ * kernel's (a raw fork's child caches its parent's, which its parent's
+ * threads left on the flag). */
+bool cyclock__writer_ours(uint32_t held)
+{
+	return held == cyclock__pid() && held == cyclock__pid_fresh();
 }
 
 void cyclock__writer_done(void)
@@ -106,10 +116,9 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded)
 	bool mono = tr->id == CLOCK_MONOTONIC, offsets;
 	uint64_t off[2];
 	struct cyclock__shield shield;
-	uint32_t me = cyclock__pid();
 	uint32_t seq0 = CYCLOCK__SEQ(cyclock_atomic_load(&tr->tl->seq, CYCLOCK_RELAXED));
 
-	if (cyclock_atomic_load(&cyclock__host.writer, CYCLOCK_RELAXED) == me)
+	if (cyclock__writer_ours(cyclock_atomic_load(&cyclock__host.writer, CYCLOCK_RELAXED)))
 		return false; /* another of our threads is at it */
 	offsets = mono && (cyclock_atomic_load(&cyclock__host.pending, CYCLOCK_RELAXED) ||
 			   cyclock__kernel_ns(CLOCK_MONOTONIC) -
@@ -127,7 +136,7 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded)
 		a.known = false;
 	if (shielded)
 		cyclock__shield(&shield);
-	if (!cyclock__writer_try(me)) {
+	if (!cyclock__writer_try()) {
 		if (shielded)
 			cyclock__unshield(&shield);
 		return false;

@@ -92,7 +92,7 @@ void cyclock__start_counter(double hz, const struct cyclock__sample *s1,
 	 * resync: the writer flag keeps it out until both timelines and their
 	 * tracking are whole (it reads on, capped, meanwhile).  Nobody else
 	 * can hold it yet, but a raw fork's child of ours may find it held. */
-	held = cyclock__writer_try(cyclock__pid());
+	held = cyclock__writer_try();
 	/* MONOTONIC runs at RAW's rate times what adjtimex says (track.c):
 	 * the word asked ahead, if no older than the first segment's length
 	 * (a change since is one during that segment, which its resync finds). */
