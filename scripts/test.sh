@@ -25,6 +25,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 cyclock_ensure_deps cmake cc make g++ clang pkg-config nm cmocka jansson
+# The preload's quiet start (tests/preload/quiet_start.sh) counts system calls.
+cyclock_ensure_deps strace
 # The cyclock tool's tests: JSON checks, Google Benchmark's compare.py, SVG.
 cyclock_ensure_deps python3 xmllint gbench-compare scipy
 # cyclock info's formats: its JSON schema, OpenMetrics, promtool's lint;

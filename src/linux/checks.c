@@ -3,11 +3,11 @@
  * What initialisation asks the machine before it decides (trust.c) and
  * starts the timelines (start.c): one list, in the order it is asked (the
  * machine's record, CPUID's leaves it did not answer, the kernel's
- * clocksource, adjtimex's word, the ordered reads' timing).  The reads
- * during the frequency's span ask one item each (cyclock__check_next():
- * each costs a read a few microseconds, where all at once cost one read
- * tens), and whatever finishes initialisation asks what is left
- * (cyclock__check_rest()), turns it into the decision's answers
+ * clocksource, adjtimex's word, the ordered reads' timing).  A lazy
+ * initialisation's reads ask one item each, however far apart they come
+ * (cyclock__check_next(): each costs a read a few microseconds, where all
+ * at once cost one read tens), and cyclock_init() asks them all
+ * (cyclock__check_rest()); either then turns them into the decision's answers
  * (cyclock__check_answers()), and runs the warp check when asked for.
  * Why each is asked, and which by every process or once per boot:
  * docs/hosted.md ("Trust").
@@ -94,19 +94,16 @@ static void timing(struct cyclock__asked *q)
 	cyclock__ordered_time();
 }
 
-/* The first N_DECISION items are what the trust decision needs; the
- * rest, what the timelines' start on the counter does. */
 static const struct check list[] = {
 	{ record_pending, record },           { leaf_pending, leaf },
 	{ clocksource_pending, clocksource }, { adj_pending, adj },
 	{ timing_pending, timing },
 };
-#define N_DECISION 3
 #define N_CHECKS (sizeof(list) / sizeof(list[0]))
 
-static const struct check *next(const struct cyclock__asked *q, size_t n)
+static const struct check *next(const struct cyclock__asked *q)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < N_CHECKS; i++)
 		if (list[i].pending(q))
 			return &list[i];
 	return NULL;
@@ -115,22 +112,16 @@ static const struct check *next(const struct cyclock__asked *q, size_t n)
 /* One item, if one is left; whether another is left after it. */
 bool cyclock__check_next(struct cyclock__asked *q)
 {
-	const struct check *c = next(q, N_CHECKS);
+	const struct check *c = next(q);
 
 	if (c)
 		c->ask(q);
-	return next(q, N_CHECKS) != NULL;
-}
-
-void cyclock__check_decision(struct cyclock__asked *q)
-{
-	for (const struct check *c; (c = next(q, N_DECISION));)
-		c->ask(q);
+	return next(q) != NULL;
 }
 
 void cyclock__check_rest(struct cyclock__asked *q)
 {
-	for (const struct check *c; (c = next(q, N_CHECKS));)
+	for (const struct check *c; (c = next(q));)
 		c->ask(q);
 }
 

@@ -11,12 +11,13 @@
  *   NONE         the process's first read: nothing else       FIRST
  *   NONE, FIRST  cyclock_init(), or the next read: the first  BUSY, then DONE, or (a
  *                half (kernel mode, init's first sample)      read's) MEASURING
- *   MEASURING    a read in the frequency's span (500 us):     BUSY, then MEASURING
- *                one check ahead (checks.c)
- *   MEASURING    the first read after the span, or            BUSY, then DONE
- *                cyclock_init(): the second half (what is
- *                left to ask, the decision, the frequency,
- *                the timelines on the counter)
+ *   MEASURING    a read, while a check is left: one check     BUSY, then MEASURING
+ *                (checks.c), however late the read
+ *   MEASURING    the first read with none left and the        BUSY, then DONE
+ *                frequency's span (500 us) over or not
+ *                needed, or cyclock_init(): the second half
+ *                (what is left to ask, the decision, the
+ *                frequency, the timelines on the counter)
  *   BUSY         its owner, whom the word names; whoever      the above
  *                finds the owner gone takes the word over
  *   DONE         nobody
@@ -47,12 +48,17 @@ struct scratch {
 	uint64_t hz_stated;        /* the frequency the hardware states; 0: measure it */
 	bool begun;                /* the first half is done */
 	bool deferred;             /* CYCLOCK__INIT_DEFER: a read's, which never waits */
-	uint64_t finish_ns;        /* the second half from here (MONOTONIC_RAW) */
 };
 static struct scratch scratch;
-/* Read outside BUSY: nothing is left to check ahead (the readers' test
- * for work), and cyclock_init(CYCLOCK_INIT_WARP_CHECK) was called. */
+/* Read outside BUSY: nothing is left to check ahead, and the second half
+ * may come from this time (MONOTONIC_RAW) on (the readers' test for
+ * work); cyclock_init(CYCLOCK_INIT_WARP_CHECK) was called. */
 static CYCLOCK_ATOMIC(bool) ahead_done, want_warp;
+static CYCLOCK_ATOMIC(uint64_t) finish_ns;
+/* cyclock__init_lazily()'s, set before any read. */
+static CYCLOCK_ATOMIC(unsigned int) lazy_flags;
+typedef void lazy_done_fn(bool counter);
+static CYCLOCK_ATOMIC(lazy_done_fn *) lazy_done;
 
 /* The decision's texts, for cyclock__setup (static: describe.c keeps the
  * pointers). */
@@ -101,7 +107,12 @@ static void decided(const struct cyclock__trust *t)
  * goes straight to the kernel's clock (CYCLOCK__HOW_KERNEL). */
 static void done(void)
 {
-	if (!cyclock_atomic_load(&cyclock__setup.using_counter, CYCLOCK_SEQ_CST)) {
+	bool counter = cyclock_atomic_load(&cyclock__setup.using_counter, CYCLOCK_SEQ_CST);
+	lazy_done_fn *tell = cyclock_atomic_load(&lazy_done, CYCLOCK_RELAXED);
+
+	if (tell)
+		tell(counter);
+	if (!counter) {
 		cyclock_atomic_store(&cyclock__mono.how, CYCLOCK__HOW_KERNEL, CYCLOCK_RELEASE);
 		cyclock_atomic_store(&cyclock__raw.how, CYCLOCK__HOW_KERNEL, CYCLOCK_RELEASE);
 	}
@@ -175,14 +186,11 @@ static void first_half(unsigned int flags)
 	cyclock__ordered_choose(0); /* before any counter read */
 	cyclock__start_kernel_mode();
 	cyclock__sample(CLOCK_MONOTONIC_RAW, &cyclock__setup.first_raw);
-	if (!scratch.deferred || a->no_local) {
-		cyclock__check_decision(&scratch.q);
-		machine_answers();
-	}
 	scratch.begun = true;
-	scratch.finish_ns = cyclock__setup.first_raw.ns + (scratch.hz_stated ? 0 : FREQ_SPAN_NS);
+	cyclock_atomic_store(&finish_ns, cyclock__setup.first_raw.ns + FREQ_SPAN_NS,
+			     CYCLOCK_RELAXED);
 	cyclock__setup.init_ns = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - t0;
-	if (!scratch.deferred || (scratch.known && !cyclock__trust_needs_hz(a)))
+	if (!scratch.deferred)
 		second_half();
 	else
 		cyclock_atomic_store(&cyclock__host.state, INIT_MEASURING, CYCLOCK_RELEASE);
@@ -227,13 +235,14 @@ static bool take(uint64_t *expected)
 	return true;
 }
 
-/* Whether a read in MEASURING has work to do: the second half, if init's
- * first sample is old enough for the frequency not to wait (or the first
- * half found it stated: at the next read), else a check ahead. */
+/* Whether a read in MEASURING has work to do: a check ahead, while one
+ * is left; then the second half, once init's first sample is old enough
+ * for the frequency not to wait (or the first half found it stated). */
 static bool measuring_work(uint64_t *now)
 {
 	*now = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW);
-	return *now >= scratch.finish_ns || !cyclock_atomic_load(&ahead_done, CYCLOCK_RELAXED);
+	return *now >= cyclock_atomic_load(&finish_ns, CYCLOCK_RELAXED) ||
+	       !cyclock_atomic_load(&ahead_done, CYCLOCK_RELAXED);
 }
 
 bool cyclock__record_used(void)
@@ -246,19 +255,27 @@ bool cyclock__checked_ahead(void)
 	return cyclock_atomic_load(&ahead_done, CYCLOCK_RELAXED);
 }
 
-/* A read in MEASURING: the second half, or one check ahead of it. */
+/* A read in MEASURING: one check ahead of the second half, or, none
+ * left, the second half: never both, however late the read (one read
+ * every millisecond finds the frequency's span over at its first). */
 static void measuring_step(uint64_t now)
 {
 	uint64_t measuring = INIT_MEASURING;
 
 	if (!take(&measuring))
 		return;
-	if (now >= scratch.finish_ns) {
+	if (cyclock_atomic_load(&ahead_done, CYCLOCK_RELAXED) &&
+	    now >= cyclock_atomic_load(&finish_ns, CYCLOCK_RELAXED)) {
 		second_half();
 		return;
 	}
-	if (!cyclock__check_next(&scratch.q))
+	if (!cyclock__check_next(&scratch.q)) {
+		/* The frequency stated, or none needed: the second half next. */
+		machine_answers();
+		if (scratch.hz_stated || !cyclock__trust_needs_hz(&scratch.a))
+			cyclock_atomic_store(&finish_ns, 0, CYCLOCK_RELAXED);
 		cyclock_atomic_store(&ahead_done, true, CYCLOCK_RELAXED);
+	}
 	cyclock_atomic_store(&cyclock__host.state, INIT_MEASURING, CYCLOCK_RELEASE);
 }
 
@@ -311,6 +328,12 @@ static void take_over(unsigned int flags, uint64_t word)
  * compare-and-swap, a whole state, and the next call goes on from FIRST
  * as from NONE.
  */
+void cyclock__init_lazily(unsigned int flags, void (*done_fn)(bool counter))
+{
+	cyclock_atomic_store(&lazy_done, done_fn, CYCLOCK_SEQ_CST);
+	cyclock_atomic_store(&lazy_flags, flags, CYCLOCK_SEQ_CST);
+}
+
 void cyclock__init_once(unsigned int flags)
 {
 	uint64_t state = cyclock_atomic_load(&cyclock__host.state, CYCLOCK_ACQUIRE);
@@ -326,6 +349,7 @@ void cyclock__init_once(unsigned int flags)
 		return;
 	}
 	cyclock__shield(&shield);
+	flags |= cyclock_atomic_load(&lazy_flags, CYCLOCK_RELAXED);
 	state = cyclock_atomic_load(&cyclock__host.state, CYCLOCK_SEQ_CST);
 	if ((state == INIT_NONE || state == INIT_FIRST) && take(&state))
 		first_half(flags);

@@ -178,13 +178,12 @@ enum { INIT_NONE, INIT_BUSY, INIT_DONE, INIT_MEASURING, INIT_FIRST };
 
 /* cyclock__init_once() flag, beside cyclock_init()'s: never wait during
  * initialisation (every read's).  The timelines start at the first read
- * at least 500 us after the first half (at the next read if the hardware
- * states the frequency); until then readers get the kernel's clocks. */
+ * after the last check that is at least 500 us after the first half (at
+ * the next if the hardware states the frequency); until then readers get
+ * the kernel's clocks. */
 #define CYCLOCK__INIT_DEFER 0x100u
-/* The preload's constructor's, beside CYCLOCK__INIT_DEFER: no per-CPU
- * cyclock_local() (it serves no such clock), and the checks (CPUID,
- * sysfs) in the first half, which is no caller's read: a distrusted
- * counter is done with at once, and everything passes through. */
+/* The preload's (cyclock__init_lazily()): no per-CPU cyclock_local(),
+ * which it serves no clock from. */
 #define CYCLOCK__INIT_NO_LOCAL 0x200u
 /* A read's, beside CYCLOCK__INIT_DEFER: the process's first read only
  * notes that it came (INIT_FIRST) and serves the kernel's clock; the
@@ -464,7 +463,6 @@ struct cyclock__asked {
 	uint64_t adj_ns;           /* when (MONOTONIC_RAW); 0: not asked */
 };
 bool cyclock__check_next(struct cyclock__asked *q); /* false: nothing left */
-void cyclock__check_decision(struct cyclock__asked *q); /* what the decision needs */
 void cyclock__check_rest(struct cyclock__asked *q);
 /* The machine's answers into @a, from what was asked and the caches; the
  * frequency the hardware states (0: none), its source in setup.hz_source. */
@@ -481,6 +479,10 @@ void cyclock__start_counter(double hz, const struct cyclock__sample *s1,
 
 /* init.c */
 void cyclock__init_once(unsigned int flags);
+/* Every initialisation's @flags beside its own, and @done(whether the
+ * counter is used) at its end, from the BUSY that ends it: the preload's,
+ * from its constructor, which itself initialises nothing. */
+void cyclock__init_lazily(unsigned int flags, void (*done)(bool counter));
 bool cyclock__init_wait(unsigned int flags, bool warp);
 void cyclock__init_fork_child(void);
 bool cyclock__checked_ahead(void); /* the reads in the span did every check (tests) */

@@ -27,10 +27,9 @@
  *    unknown id), exactly the kernel's, where the vDSO would crash;
  *  - every id, when cyclock uses the kernel's clocks (no trusted counter).
  *
- * The constructor (preload_init()) neither waits nor starts a thread;
- * the second half of cyclock's
- * initialisation happens in the first read 500 us later.  Until the
- * constructor has run, every call passes through to the kernel through
+ * The constructor (preload_init()) asks the machine nothing, neither
+ * waits nor starts a thread: the reads initialise cyclock lazily.  Until
+ * the constructor has run, every call passes through to the kernel through
  * syscall(): calls from constructors of libraries initialised before this
  * one, from threads they started, and from signal handlers that interrupt
  * it.  No clock call creates a thread, takes a lock, allocates or calls
@@ -341,17 +340,27 @@ static unsigned int wanted_relaxed(const char *v)
 	return 0;
 }
 
+/* Initialisation's end (from cyclock__init_lazily()): without the
+ * counter, every clock passes through from here on. */
+static void initialised(bool counter)
+{
+	if (counter)
+		return;
+	cyclock_atomic_store(&served, 0, CYCLOCK_SEQ_CST);
+	cyclock_atomic_store(&cyclock_preload_active, 0, CYCLOCK_SEQ_CST);
+}
+
 /*
  * Runs once per process image, before main() and after the constructors
  * of the libraries initialised before this one.  dlsym() returning NULL
- * (no next definition) leaves the syscall in place.  It never waits and
- * starts no thread: cyclock takes the kernel's word on the counter's
- * agreement between CPUs (its default), and a frequency to be measured is
- * measured from here to the first read 500 us later, which starts the
- * timelines (CYCLOCK__INIT_DEFER); reads before it get the kernel's
- * clocks through cyclock's slow path.  No per-CPU cyclock_local()
- * (CYCLOCK__INIT_NO_LOCAL): a distrusted counter is done with at once,
- * and every clock passes through.
+ * (no next definition) leaves the syscall in place.  It asks the machine
+ * nothing, so that a program that reads no clock, or one, pays for no
+ * initialisation (docs/hosted.md, "A process's start, summed"): the reads
+ * initialise lazily, as cyclock_now()'s do (CYCLOCK__INIT_READ), and get
+ * the kernel's clocks through cyclock's slow path until the timelines
+ * start.  No per-CPU cyclock_local() (CYCLOCK__INIT_NO_LOCAL).  With
+ * CYCLOCK_SOURCE=kernel, and once initialisation has distrusted the
+ * counter (initialised()), every clock passes through.
  */
 __attribute__((constructor)) static void preload_init(void)
 {
@@ -367,12 +376,10 @@ __attribute__((constructor)) static void preload_init(void)
 	cyclock_atomic_store(&real_time, (time_fn *)dlsym(RTLD_NEXT, "time"), CYCLOCK_SEQ_CST);
 	cyclock_atomic_store(&vdso_gettime, cyclock__vdso_gettime_of(
 			     cyclock_atomic_load(&real_gettime, CYCLOCK_SEQ_CST)), CYCLOCK_SEQ_CST);
-	if (mask)
-		cyclock__init_once(CYCLOCK__INIT_DEFER | CYCLOCK__INIT_NO_LOCAL);
-	/* Done without the counter: the kernel's clocks, so pass everything through. */
-	if (cyclock_atomic_load(&cyclock__host.state, CYCLOCK_SEQ_CST) == INIT_DONE &&
-	    !cyclock_atomic_load(&cyclock__setup.using_counter, CYCLOCK_SEQ_CST))
+	if (cyclock__env_source() == FORCE_KERNEL)
 		mask = 0;
+	if (mask)
+		cyclock__init_lazily(CYCLOCK__INIT_NO_LOCAL, initialised);
 	cyclock_atomic_store(&served, mask ? mask | relaxed : 0, CYCLOCK_SEQ_CST);
 	cyclock_atomic_store(&cyclock_preload_active, mask ? mask | relaxed : 0, CYCLOCK_SEQ_CST);
 }

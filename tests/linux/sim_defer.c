@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Initialisation that never waits (every read's, and the preload's
- * constructor): the library's own CYCLOCK__INIT_DEFER.  With no frequency
- * stated by the hardware, the first half returns at once, without the
- * 500 us measurement; reads before 500 us have passed are the kernel's
- * clocks, and the first read after them starts the timelines, with the
- * frequency measured over the whole gap.  With a stated frequency the
- * next read finishes, where the first half asked the hardware (the
- * preload's constructor: CYCLOCK__INIT_NO_LOCAL).  A counter the kernel distrusts is measured all the
- * same, for the per-CPU cyclock_local(), unless CYCLOCK__INIT_NO_LOCAL
- * (the preload's) says nobody asks for it: then it finishes at once.
+ * Initialisation that never waits (every read's): the library's own
+ * CYCLOCK__INIT_DEFER.  The first half returns at once, without the
+ * 500 us measurement; the reads after it ask the machine one check each,
+ * however far apart they come; reads before 500 us have passed are the
+ * kernel's clocks, and the first read after them with no check left
+ * starts the timelines, with the frequency measured over the whole gap.
+ * With a stated frequency, the read after the last check finishes.  A
+ * counter the kernel distrusts is measured all the same, for the per-CPU
+ * cyclock_local(), unless CYCLOCK__INIT_NO_LOCAL (the preload's) says
+ * nobody asks for it: then it finishes after the checks, without waiting.
  * Across the switch no clock goes back.
  */
 #include <stdarg.h>
@@ -130,21 +130,58 @@ static void cyclock_init_finishes(void **state)
 	assert_int_equal(init_state(), INIT_DONE);
 }
 
-/* A stated frequency needs no span: the next read finishes, at once,
- * where the first half asked (the preload's constructor; a lazy read
- * leaves CPUID to the second half, 500 us on). */
-static void stated_frequency_finishes_at_the_next_read(void **state)
+/* Reads until initialisation is done, @gap apart: how many it took
+ * (fails past @most). */
+static int reads_to_done(uint64_t gap, int most)
+{
+	int n = 0;
+
+	while (init_state() != INIT_DONE) {
+		if (++n > most)
+			fail_msg("not done after %d reads %" PRIu64 " ns apart", most, gap);
+		w.t += gap;
+		(void)cyclock_now();
+	}
+	return n;
+}
+
+/* The checks (checks.c) in simulation: the machine's record, the
+ * clocksource, adjtimex (it has no CPUID, and one ordered read to time). */
+#define CHECKS 3
+
+/* A stated frequency needs no span: the read after the last check
+ * finishes, well within the 500 us. */
+static void stated_frequency_finishes_after_the_checks(void **state)
 {
 	(void)state;
 	sim_start(RATE, RATE, true, true);
 	cyclock__init_once(DEFER | CYCLOCK__INIT_NO_LOCAL);
 	assert_int_equal(init_state(), INIT_MEASURING);
-	(void)cyclock_now();
-	assert_int_equal(init_state(), INIT_DONE);
+	assert_int_equal(reads_to_done(10 * US, CHECKS + 1), CHECKS + 1);
 	assert_int_equal(state_now().using_counter, CYCLOCK_USING_COUNTER);
-	/* The second half times the ordered reads: a few hundred counter reads. */
+	/* Timing the ordered reads takes a few hundred counter reads. */
 	if (w.gettime_calls + w.counter_calls > FEW_CALLS + 1000)
 		fail_msg("%lu seam calls: it waited", w.gettime_calls + w.counter_calls);
+}
+
+/* One read a millisecond finds the span over at its first: it still asks
+ * one check, and the second half comes with none left, in a read of its
+ * own (one read had paid for them all). */
+static void late_reads_ask_one_check_each(void **state)
+{
+	(void)state;
+	sim_start(RATE, 0, true, true);
+	cyclock__init_once(DEFER);
+	w.t += 1000 * US;
+	(void)cyclock_now();
+	assert_int_equal(init_state(), INIT_MEASURING);
+	while (w.adj_calls == 0 && init_state() != INIT_DONE) {
+		w.t += 1000 * US;
+		(void)cyclock_now();
+	}
+	assert_int_equal(init_state(), INIT_MEASURING); /* adjtimex's read did no more */
+	assert_int_equal(reads_to_done(1000 * US, 1), 1); /* the second half */
+	assert_int_equal(state_now().using_counter, CYCLOCK_USING_COUNTER);
 }
 
 /* Distrusted, but invariant: measured all the same, for cyclock_local(). */
@@ -163,14 +200,17 @@ static void distrusted_measures_for_local(void **state)
 	assert_true(state_now().local_percpu);
 }
 
-static void distrusted_finishes_at_once(void **state)
+/* The clocksource's check decides: the next read finishes, in kernel
+ * mode, without a frequency. */
+static void distrusted_finishes_without_measuring(void **state)
 {
 	uint64_t last[NCLOCKS] = { 0 };
 
 	(void)state;
 	sim_start(RATE, 0, true, false);
 	cyclock__init_once(DEFER | CYCLOCK__INIT_NO_LOCAL);
-	assert_int_equal(init_state(), INIT_DONE);
+	assert_int_equal(init_state(), INIT_MEASURING);
+	assert_int_equal(reads_to_done(10 * US, CHECKS), 3); /* record, clocksource, done */
 	assert_int_equal(state_now().using_counter, CYCLOCK_USING_KERNEL);
 	if (w.gettime_calls + w.counter_calls > FEW_CALLS)
 		fail_msg("%lu seam calls: it measured a frequency it has no use for",
@@ -188,9 +228,7 @@ static void fork_child_between_halves(void **state)
 	atomic_store(&cyclock__host.state, INIT_BUSY); /* as if a thread were finishing */
 	cyclock__fork_child();
 	assert_int_equal(init_state(), INIT_MEASURING);
-	w.t += 600 * US;
-	(void)cyclock_now();
-	assert_int_equal(init_state(), INIT_DONE);
+	(void)reads_to_done(600 * US, CHECKS + 1);
 }
 
 int main(void)
@@ -199,9 +237,10 @@ int main(void)
 		cmocka_unit_test_setup(first_read_does_not_wait, clear_env),
 		cmocka_unit_test_setup(measured_frequency_waits_for_a_read, clear_env),
 		cmocka_unit_test_setup(cyclock_init_finishes, clear_env),
-		cmocka_unit_test_setup(stated_frequency_finishes_at_the_next_read, clear_env),
+		cmocka_unit_test_setup(stated_frequency_finishes_after_the_checks, clear_env),
+		cmocka_unit_test_setup(late_reads_ask_one_check_each, clear_env),
 		cmocka_unit_test_setup(distrusted_measures_for_local, clear_env),
-		cmocka_unit_test_setup(distrusted_finishes_at_once, clear_env),
+		cmocka_unit_test_setup(distrusted_finishes_without_measuring, clear_env),
 		cmocka_unit_test_setup(fork_child_between_halves, clear_env),
 	};
 
