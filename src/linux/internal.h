@@ -252,16 +252,17 @@ typedef int cyclock__gettime_fn(clockid_t id, struct timespec *ts);
 int cyclock__kernel_gettime(clockid_t id, struct timespec *ts);
 #else
 cyclock__gettime_fn *cyclock__vdso_gettime_of(cyclock__gettime_fn *next);
-extern cyclock__gettime_fn *cyclock__vdso_gettime; /* set at load, or NULL */
-/* Inline: a read with no counter in use is this and little more.  The
- * vDSO's clock_gettime() where clock_gettime() is libc's, which only calls
- * it (world.c); 0, or -errno from the vDSO and -1 from libc.  (The
- * preload's build renames clock_gettime to reach the kernel's.) */
+/* next.c, or the preload's own: the vDSO's clock_gettime() to call
+ * directly (set at load, or NULL), and the one to call otherwise. */
+extern cyclock__gettime_fn *cyclock__vdso_gettime;
+int cyclock__next_gettime(clockid_t id, struct timespec *ts);
+/* Inline: a read with no counter in use is this and little more; 0, or
+ * -errno from the vDSO and -1 from the next. */
 static inline int cyclock__kernel_gettime(clockid_t id, struct timespec *ts)
 {
 	cyclock__gettime_fn *vdso = cyclock__vdso_gettime;
 
-	return vdso ? vdso(id, ts) : clock_gettime(id, ts);
+	return vdso ? vdso(id, ts) : cyclock__next_gettime(id, ts);
 }
 #endif
 void cyclock__kernel_adj(struct cyclock__kadj *a);

@@ -121,14 +121,6 @@ cyclock__gettime_fn *cyclock__vdso_gettime_of(cyclock__gettime_fn *next)
 	return (cyclock__gettime_fn *)vdso_sym(VDSO_GETTIME);
 }
 
-cyclock__gettime_fn *cyclock__vdso_gettime;
-
-/* At load: the clock_gettime() the library calls (a program's own, where
- * it has one), or its vDSO. */
-__attribute__((constructor)) static void find_vdso_gettime(void)
-{
-	cyclock__vdso_gettime = cyclock__vdso_gettime_of(clock_gettime);
-}
 
 #ifdef CYCLOCK_ARCH_CPUID_LEAVES
 /* The leaves the arch header's checks ask, each asked of the CPU once:

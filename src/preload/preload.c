@@ -95,10 +95,6 @@ static _Atomic(gettime_fn *) vdso_gettime;
  * the constructor. */
 PRELOAD_API _Atomic unsigned int cyclock_preload_active;
 
-/* The library's sources are compiled with clock_gettime renamed to this,
- * so that its own kernel reads reach the kernel, not us. */
-int cyclock_preload__kernel_gettime(clockid_t id, struct timespec *ts);
-
 /* libc declares the pointers nonnull, so a plain test could be folded
  * away; the empty asm hides what the compiler assumed. */
 static inline bool is_null(const void *p)
@@ -132,7 +128,12 @@ static int pass_gettime(clockid_t id, struct timespec *ts)
 	return (int)syscall(SYS_clock_gettime, id, ts);
 }
 
-int cyclock_preload__kernel_gettime(clockid_t id, struct timespec *ts)
+/* The library's seam to the kernel's clock (src/linux/next.c, which the
+ * preload builds without): its own kernel reads reach the kernel, not
+ * us, through pass_gettime(), which calls the vDSO itself. */
+cyclock__gettime_fn *cyclock__vdso_gettime;
+
+int cyclock__next_gettime(clockid_t id, struct timespec *ts)
 {
 	return pass_gettime(id, ts);
 }
