@@ -237,7 +237,7 @@ static bool take(uint64_t *expected)
 
 /* Whether a read in MEASURING has work to do: a check ahead, while one
  * is left; then the second half, once init's first sample is old enough
- * for the frequency not to wait (or the first half found it stated). */
+ * for the frequency not to wait (or the frequency needs no wait). */
 static bool measuring_work(uint64_t *now)
 {
 	*now = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW);
@@ -321,6 +321,12 @@ static void take_over(unsigned int flags, uint64_t word)
 		first_half(flags);
 }
 
+void cyclock__init_lazily(unsigned int flags, void (*done_fn)(bool counter))
+{
+	cyclock_atomic_store(&lazy_done, done_fn, CYCLOCK_SEQ_CST);
+	cyclock_atomic_store(&lazy_flags, flags, CYCLOCK_SEQ_CST);
+}
+
 /*
  * Initialise, or carry a deferred initialisation on (the table at the
  * top); never waits for another thread at it.  A read
@@ -328,12 +334,6 @@ static void take_over(unsigned int flags, uint64_t word)
  * compare-and-swap, a whole state, and the next call goes on from FIRST
  * as from NONE.
  */
-void cyclock__init_lazily(unsigned int flags, void (*done_fn)(bool counter))
-{
-	cyclock_atomic_store(&lazy_done, done_fn, CYCLOCK_SEQ_CST);
-	cyclock_atomic_store(&lazy_flags, flags, CYCLOCK_SEQ_CST);
-}
-
 void cyclock__init_once(unsigned int flags)
 {
 	uint64_t state = cyclock_atomic_load(&cyclock__host.state, CYCLOCK_ACQUIRE);

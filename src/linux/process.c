@@ -37,9 +37,9 @@ void cyclock__fork_child(void)
 /*
  * The fork handler is registered at load time, since a lazy first read
  * may run where pthread_atfork() (which allocates) may not; so is the
- * identity of the stderr messages may go to (platform.c).  It cannot block; if it fails for
- * want of memory, a child of fork() still reads correct time, but may
- * resync less (see cyclock__fork_child()).
+ * identity of the stderr messages may go to (platform.c).  It cannot
+ * block; if it fails for want of memory, a child of fork() still reads
+ * correct time, but may resync less (see cyclock__fork_child()).
  */
 __attribute__((constructor)) static void register_fork_child(void)
 {

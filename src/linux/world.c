@@ -121,7 +121,6 @@ cyclock__gettime_fn *cyclock__vdso_gettime_of(cyclock__gettime_fn *next)
 	return (cyclock__gettime_fn *)vdso_sym(VDSO_GETTIME);
 }
 
-
 #ifdef CYCLOCK_ARCH_CPUID_LEAVES
 /* The leaves the arch header's checks ask, each asked of the CPU once:
  * written by the initialising thread only (checks.c, record.c), which
