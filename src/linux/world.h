@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the hosted layer asks of the world: the machine (world.c, sim.c
+ * in the simulation; the record, the ordered reads, the warp check) and
+ * the process (platform.c).  Part of internal.h, which includes it after
+ * the shared state: include internal.h, not this.
+ */
+#ifndef CYCLOCK_LINUX_WORLD_H
+#define CYCLOCK_LINUX_WORLD_H
+
+/* world.c (sim.c in the simulation): the machine; platform.c: the process
+ * (its id, stderr, environment, signal mask, threads). */
+int cyclock__adjtimex(struct timex *tx);
+typedef int cyclock__gettime_fn(clockid_t id, struct timespec *ts);
+#ifdef CYCLOCK_SIM
+int cyclock__kernel_gettime(clockid_t id, struct timespec *ts);
+#else
+cyclock__gettime_fn *cyclock__vdso_gettime_of(cyclock__gettime_fn *next);
+/* next.c, or the preload's own: the vDSO's clock_gettime() to call
+ * directly (set at load, or NULL), and the one to call otherwise. */
+extern cyclock__gettime_fn *cyclock__vdso_gettime;
+int cyclock__next_gettime(clockid_t id, struct timespec *ts);
+/* Inline: a read with no counter in use is this and little more; 0, or
+ * -errno from the vDSO and -1 from the next. */
+static inline int cyclock__kernel_gettime(clockid_t id, struct timespec *ts)
+{
+	cyclock__gettime_fn *vdso = cyclock__vdso_gettime;
+
+	return vdso ? vdso(id, ts) : cyclock__next_gettime(id, ts);
+}
+#endif
+void cyclock__kernel_adj(struct cyclock__kadj *a);
+uint32_t cyclock__pid(void);
+uint32_t cyclock__pid_fresh(void);     /* the kernel's answer, cached: a system call */
+void cyclock__pid_forget(void);          /* a child of fork(), in the handler */
+uint32_t cyclock__tid(void);             /* the calling task's thread id: a system call */
+struct stat;
+struct statfs;
+int cyclock__sys_open(const char *path, int flags, unsigned int mode); /* and the rest: */
+ssize_t cyclock__sys_read(int fd, void *buf, size_t n); /* syscall()'s, not libc's */
+void cyclock__sys_close(int fd);                        /* functions (world.c) */
+int cyclock__sys_fstat(int fd, struct stat *st);
+int cyclock__sys_fstatfs(int fd, struct statfs *fs);
+uid_t cyclock__sys_geteuid(void);
+bool cyclock__task_alive(uint32_t tid);  /* false once it exited; true if it cannot be told */
+void cyclock__at_load(void); /* what stderr is (say() writes only there) */
+void cyclock__say(const char *msg, size_t n);
+void cyclock__say_once(CYCLOCK_ATOMIC(uint32_t) *said, const char *msg, size_t n);
+static inline uint64_t cyclock__kernel_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	if (cyclock__kernel_gettime(id, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+int cyclock__env_source(void);
+int cyclock__env_ordered(void);
+void cyclock__say_ordered_refused(uint32_t how, const char *why);
+bool cyclock__cpuid_ahead(void);       /* one more leaf into the cache; false if none left */
+bool cyclock__cpuid_pending(void);     /* a leaf is left to ask */
+/* CPUID's answers, for the machine's record: export is false unless every
+ * leaf was asked, import unless they are this build's leaves (none but
+ * on x86-64). */
+#define CYCLOCK__CPUID_MAX 16
+struct cyclock__cpuid_answer {
+	uint32_t leaf, r[4];
+};
+bool cyclock__cpuid_export(struct cyclock__cpuid_answer *a, uint32_t *n);
+bool cyclock__cpuid_import(const struct cyclock__cpuid_answer *a, uint32_t n);
+/* record.c (sim.c: no record): the machine's answers kept for this boot;
+ * load is true if they filled CPUID's cache and the ordered reads' costs;
+ * save asks CPUID what the checks left unasked, then writes them. */
+bool cyclock__record_load(void);
+void cyclock__record_save(void);
+unsigned int cyclock__cpuid_asked(void); /* CPUID instructions run so far */
+bool cyclock__counter_invariant(void);
+uint64_t cyclock__counter_hz_hint(const char **how);
+bool cyclock__kernel_clocksource(char *name, size_t len);
+unsigned int cyclock__allowed_cpus(int cpu[2]);
+int cyclock__thread_start(pthread_t *t, bool detached, void *(*fn)(void *), void *arg);
+
+/* What cyclock__shield() held off, for cyclock__unshield() to give back. */
+struct cyclock__shield {
+	sigset_t mask;
+	int cancel_state, cancel_type;
+};
+void cyclock__shield(struct cyclock__shield *s);
+void cyclock__unshield(const struct cyclock__shield *s);
+
+/* ordered.c: which ordered read (timeline.how); @hz 0: the one that needs
+ * no asking, or the one CYCLOCK_ORDERED_READ names. */
+void cyclock__ordered_choose(double hz);
+bool cyclock__ordered_time(void); /* the reads timed, once; false if done already */
+bool cyclock__ordered_timed(void); /* done already (or the machine's record had it) */
+bool cyclock__ordered_export(uint64_t best[CYCLOCK_ARCH_ORDERED_HOWS]); /* false: not timed */
+void cyclock__ordered_import(const uint64_t best[CYCLOCK_ARCH_ORDERED_HOWS]);
+
+/* The ordered read the readers use (both timelines have the same), for
+ * the writer's and the slow path's reads. */
+static inline uint64_t cyclock__ordered(void)
+{
+	return cyclock__counter_ordered(&cyclock__mono);
+}
+
+/* warp.c */
+int64_t cyclock__warp_check(const int cpu[2], uint64_t budget_ns, uint64_t *comparisons);
+
+#endif /* CYCLOCK_LINUX_WORLD_H */
