@@ -112,6 +112,7 @@ static void done(void)
 
 	if (tell)
 		tell(counter);
+	cyclock__status_setup();
 	if (!counter) {
 		cyclock_atomic_store(&cyclock__mono.how, CYCLOCK__HOW_KERNEL, CYCLOCK_RELEASE);
 		cyclock_atomic_store(&cyclock__raw.how, CYCLOCK__HOW_KERNEL, CYCLOCK_RELEASE);

@@ -227,6 +227,15 @@ void cyclock__start_kernel_mode(void);
 void cyclock__start_counter(double hz, const struct cyclock__sample *s1,
 			    const struct cyclock__kadj *adj, uint64_t adj_ns);
 
+/* status.c: the block "cyclock status" reads (cyclock/status.h),
+ * exported. */
+struct cyclock_status;
+CYCLOCK_API extern struct cyclock_status cyclock_status;
+void cyclock__status_setup(void);
+void cyclock__status_preload(uint32_t served, bool relaxed, const char *why);
+void cyclock__status_counts(clockid_t id, const struct cyclock__sample *s);
+void cyclock__status_fork_child(void);
+
 /* init.c */
 void cyclock__init_once(unsigned int flags);
 /* Every initialisation's @flags beside its own, and @done(whether the

@@ -32,6 +32,7 @@ void cyclock__fork_child(void)
 	cyclock__init_fork_child();
 	cyclock_atomic_store(&cyclock__host.writer, 0, CYCLOCK_SEQ_CST);
 	cyclock__coarse_fork_child();
+	cyclock__status_fork_child();
 }
 
 /*

@@ -41,6 +41,7 @@ static void track_resync(struct cyclock__track *tr, const struct cyclock__sample
 	       sizeof(*tr) - CYCLOCK__TRACK_STATE);
 	if (d.counter_wrong)
 		cyclock_atomic_fetch_add(&cyclock__tracks.anomalies, 1, CYCLOCK_RELAXED);
+	cyclock__status_counts(tr->id, s);
 }
 
 /*

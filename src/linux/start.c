@@ -101,7 +101,9 @@ void cyclock__start_counter(double hz, const struct cyclock__sample *s1,
 	cyclock__track_start(&cyclock__tracks.raw, s1, NULL);
 	/* The rate's baseline starts at init's first sample. */
 	cyclock__tracks.raw.anchor = cyclock__tracks.raw.mid = cyclock__setup.first_raw;
-	if (held)
+	if (held) {
+		cyclock__status_counts(CLOCK_MONOTONIC, &sm); /* the counts from here */
 		cyclock__writer_done();
+	}
 	cyclock_atomic_store(&cyclock__setup.using_counter, true, CYCLOCK_SEQ_CST);
 }

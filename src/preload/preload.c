@@ -347,6 +347,7 @@ static void initialised(bool counter)
 {
 	if (counter)
 		return;
+	cyclock__status_preload(0, cyclock_atomic_load(&served, CYCLOCK_SEQ_CST) & RELAXED, NULL);
 	cyclock_atomic_store(&served, 0, CYCLOCK_SEQ_CST);
 	cyclock_atomic_store(&cyclock_preload_active, 0, CYCLOCK_SEQ_CST);
 }
@@ -377,8 +378,15 @@ __attribute__((constructor)) static void preload_init(void)
 	cyclock_atomic_store(&real_time, (time_fn *)dlsym(RTLD_NEXT, "time"), CYCLOCK_SEQ_CST);
 	cyclock_atomic_store(&vdso_gettime, cyclock__vdso_gettime_of(
 			     cyclock_atomic_load(&real_gettime, CYCLOCK_SEQ_CST)), CYCLOCK_SEQ_CST);
-	if (cyclock__env_source() == FORCE_KERNEL)
+	bool kernel = cyclock__env_source() == FORCE_KERNEL;
+
+	if (kernel)
 		mask = 0;
+	/* Before any read can initialise: the decision's comes after it. */
+	cyclock__status_preload(mask, mask && relaxed,
+				mask ? NULL
+				: kernel ? "CYCLOCK_SOURCE=kernel: every clock passed to the kernel"
+					 : "CYCLOCK_PRELOAD_CLOCKS names no clock it serves");
 	if (mask)
 		cyclock__init_lazily(CYCLOCK__INIT_NO_LOCAL, initialised);
 	cyclock_atomic_store(&served, mask ? mask | relaxed : 0, CYCLOCK_SEQ_CST);
