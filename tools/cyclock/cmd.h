@@ -29,6 +29,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_status(int argc, char **argv);
 
 /* Before a command's getopt_long() loop: start at its first argument
  * (optind 0 restarts GNU getopt, and main() may run two commands) with

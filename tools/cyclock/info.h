@@ -60,6 +60,9 @@ enum info_format {
 /* Writes @f's facts in @fmt (INFO_PROMETHEUS or INFO_OPENMETRICS) to
  * @out; 0, or -1 when writing failed. */
 int info_write_metrics(FILE *out, const struct info_facts *f, enum info_format fmt);
+/* @s as a Prometheus label value, escaped, bytes that are not UTF-8 as
+ * '?' (status's metrics too). */
+void metrics_put_label(FILE *f, const char *s);
 /* Writes @f's facts as one JSON object to @out; 0, or -1 after printing
  * one line why (out of memory, or a build without jansson). */
 int info_write_json(FILE *out, const struct info_facts *f);

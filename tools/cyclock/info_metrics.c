@@ -41,7 +41,7 @@ static size_t utf8_len(const unsigned char *s)
 
 /* @s as a label value: backslash, double quote and newline escaped, bytes
  * that are not UTF-8 (a CPU model is not promised to be) as '?'. */
-static void put_escaped(FILE *f, const char *s)
+void metrics_put_label(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
@@ -92,7 +92,7 @@ static void sample(struct out *o, const char *name, const char *const *labels, d
 	fputs(name, o->f);
 	for (size_t i = 0; labels && labels[i]; i += 2) {
 		fprintf(o->f, "%s%s=\"", i ? "," : "{", labels[i]);
-		put_escaped(o->f, labels[i + 1]);
+		metrics_put_label(o->f, labels[i + 1]);
 		fputc('"', o->f);
 	}
 	fprintf(o->f, "%s %.15g\n", labels && labels[0] ? "}" : "", v);

@@ -27,6 +27,7 @@ static const struct {
 	{ "compare", cmd_compare, "a table of two or more runs' JSON, with changes in %" },
 	{ "plot", cmd_plot, "an SVG of a run's JSON: cost per clock, threads, resolution" },
 	{ "run", cmd_run, "run a command with clock_gettime() served by cyclock" },
+	{ "status", cmd_status, "how running processes' clocks are doing, read from outside" },
 };
 
 static void usage(FILE *f)
