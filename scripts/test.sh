@@ -41,8 +41,9 @@ cyclock_ensure_deps clang-tsan llvm-symbolizer
 cyclock_ensure_deps relacy
 # The realworld tests (release only): the kernel's timers selftests, built
 # from Debian's linux-source at test time, rt-tests' cyclictest, PostgreSQL,
-# node_exporter's textfile collector reading cyclock info's metrics.
-cyclock_ensure_deps linux-source cyclictest postgres psycopg2 node-exporter
+# node_exporter's textfile collector reading cyclock info's metrics, Redis
+# and nginx read by cyclock status under the preload.
+cyclock_ensure_deps linux-source cyclictest postgres psycopg2 node-exporter redis-server nginx
 cd "$CYCLOCK_ROOT"
 
 total_passed=0 total_failed=0
