@@ -10,6 +10,8 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
 
 /* Exit statuses, as documented in cyclock(1). */
 #define EXIT_OK 0
@@ -40,6 +42,18 @@ void tool_getopt_start(void);
  * of "-xq", "--json" missing its value, "--quick=1").  The long options'
  * values must be 256 or more, so that they are told from short ones. */
 void tool_bad_option(const char *cmd, char **argv, int opt);
+
+/* Help texts are at most this wide (columns, the newline excluded). */
+#define TOOL_HELP_WIDTH 79
+
+/* One entry of a help text's list: "  NAME", then @what from column @col
+ * (0-based), wrapped to TOOL_HELP_WIDTH with its further lines starting
+ * at @col too; a name that reaches @col - 2 puts @what on the next line. */
+void tool_help_item(FILE *f, int col, const char *name, const char *what);
+/* The column a list's descriptions start at: two spaces, the longest of
+ * the @n names (the first at @names, each @stride bytes after the last:
+ * a member of an array of structures), two spaces. */
+int tool_help_column(const char *const *names, size_t n, size_t stride);
 
 /* Prints "cyclock: " and the message to stderr, with a newline: the one
  * way the tool says an error, and bench/'s too (main() hands tool_verror

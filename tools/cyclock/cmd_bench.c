@@ -31,6 +31,8 @@ static void usage(FILE *f)
 	size_t n, ns;
 	const struct bench_scenario *s = bench_scenarios(&ns);
 	const struct bench_clock *c = bench_clocks(&n);
+	int col = tool_help_column(&s[0].name, ns, sizeof(s[0]));
+	char what[256];
 
 	fputs("usage: cyclock bench [SCENARIO...] [OPTIONS]\n\n"
 	      "Scenarios (default: all", f);
@@ -39,10 +41,11 @@ static void usage(FILE *f)
 			fprintf(f, "%s%s", k++ ? ", " : " but ", s[i].name);
 	fputs("):\n", f);
 	for (size_t i = 0; i < ns; i++)
-		fprintf(f, "  %-11s %s\n", s[i].name, s[i].what);
+		tool_help_item(f, col, s[i].name, s[i].what);
 	fputs("\nOptions:\n"
-	      "  --clocks LIST       clocks to measure, comma-separated, or the groups cyclock,\n"
-	      "                      engine, floors, kernel, all (default: all that exist)\n"
+	      "  --clocks LIST       clocks to measure, comma-separated, or the groups\n"
+	      "                      cyclock, engine, floors, kernel, all (default: all that\n"
+	      "                      exist)\n"
 	      "  --threads LIST      thread counts for scale and falseshare (e.g. 1,2,4)\n"
 	      "  --repetitions N     repetitions (samples) per figure\n"
 	      "  --duration SECONDS  accuracy's sampling time (default 10, --quick 1)\n"
@@ -51,9 +54,13 @@ static void usage(FILE *f)
 	      "  --csv FILE          one row per figure ('-': stdout, no table)\n"
 	      "  -q, --quiet         no progress on stderr\n"
 	      "  -h, --help          this text\n\nClocks:\n", f);
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "  %-19s %s%s\n", c[i].name, c[i].what,
-			bench_clock_available(&c[i]) ? "" : " (not on this machine)");
+	/* Each list aligned by its own longest name. */
+	col = tool_help_column(&c[0].name, n, sizeof(c[0]));
+	for (size_t i = 0; i < n; i++) {
+		snprintf(what, sizeof(what), "%s%s", c[i].what,
+			 bench_clock_available(&c[i]) ? "" : " (not on this machine)");
+		tool_help_item(f, col, c[i].name, what);
+	}
 }
 
 /* Adds the clocks of group @g (or all when @g < 0) that exist here. */

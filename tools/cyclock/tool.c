@@ -54,3 +54,45 @@ void tool_bad_option(const char *cmd, char **argv, int opt)
 	else
 		tool_error("%s: bad option '%s' (see 'cyclock %s --help')", cmd, name, cmd);
 }
+
+void tool_help_item(FILE *f, int col, const char *name, const char *what)
+{
+	int at = fprintf(f, "  %s", name);
+	const char *p = what;
+
+	/* The description at @col, or, after a name as wide, on a line of
+	 * its own there, never run into the name. */
+	if (at > col - 2) {
+		fputc('\n', f);
+		at = 0;
+	}
+	while (*p) {
+		size_t room = (size_t)(TOOL_HELP_WIDTH - col), len = strlen(p), brk = len;
+
+		/* Break at the last space that keeps the line in the width (a
+		 * word longer than that stands alone, whole). */
+		if (len > room) {
+			for (brk = room; brk > 0 && p[brk] != ' '; brk--)
+				;
+			if (brk == 0)
+				brk = strcspn(p, " ");
+		}
+		fprintf(f, "%*s%.*s\n", col - at, "", (int)brk, p);
+		at = 0;
+		p += brk;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+int tool_help_column(const char *const *names, size_t n, size_t stride)
+{
+	size_t widest = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *name = *(const char *const *)((const char *)names + i * stride);
+
+		widest = strlen(name) > widest ? strlen(name) : widest;
+	}
+	return (int)widest + 4;
+}
