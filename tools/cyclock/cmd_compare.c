@@ -50,20 +50,81 @@ static const char *tail_of(const char *path, int depth)
 	return p;
 }
 
-/* @path's last @depth components, cut in the middle to LABEL_MAX, with
- * what could drive a terminal made visible (a file name is any bytes). */
+/* The bytes of the character at @s: the text is valid UTF-8, cleaned. */
+static size_t char_len(unsigned char c)
+{
+	return c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+}
+
+static size_t char_width(const char *s)
+{
+	char one[5] = { 0 };
+
+	memcpy(one, s, char_len((unsigned char)*s));
+	return bench_text_width(one);
+}
+
+/* The bytes of @s's longest start of at most @cols columns and @bytes. */
+static size_t head_len(const char *s, size_t cols, size_t bytes)
+{
+	size_t at = 0, w = 0;
+
+	while (s[at]) {
+		size_t n = char_len((unsigned char)s[at]), cw = char_width(s + at);
+
+		if (w + cw > cols || at + n > bytes)
+			break;
+		w += cw;
+		at += n;
+	}
+	return at;
+}
+
+/* Where @s's longest end of at most @cols columns and @bytes starts, not
+ * at a mark that combines with what it would follow ("..."). */
+static size_t tail_at(const char *s, size_t cols, size_t bytes)
+{
+	size_t len = strlen(s), at = len, w = 0;
+
+	while (at > 0) {
+		size_t start = at - 1, cw;
+
+		/* Back to the first byte of the character before @at. */
+		while (start > 0 && ((unsigned char)s[start] & 0xc0) == 0x80)
+			start--;
+		cw = char_width(s + start);
+		if (w + cw > cols || len - start > bytes)
+			break;
+		w += cw;
+		at = start;
+	}
+	while (s[at] && char_width(s + at) == 0)
+		at += char_len((unsigned char)s[at]);
+	return at;
+}
+
+/* @path's last @depth components, with what could drive a terminal made
+ * visible (a file name is any bytes), cut in the middle to LABEL_MAX
+ * columns at characters' boundaries. */
 static void set_label(struct input *in, int depth)
 {
 	const char *t = tail_of(in->path, depth);
-	size_t len = strlen(t);
-	char raw[sizeof(in->label)];
+	size_t size = 4 * strlen(t) + 1, half = (sizeof(in->label) - 4) / 2, head;
+	char *clean = malloc(size);
 
-	if (len > LABEL_MAX)
-		snprintf(raw, sizeof(raw), "%.*s...%s", LABEL_MAX / 2 - 2, t,
-			 t + len - (LABEL_MAX / 2 - 1));
-	else
-		snprintf(raw, sizeof(raw), "%s", t);
-	bench_text_clean(in->label, sizeof(in->label), raw);
+	if (!clean) {
+		snprintf(in->label, sizeof(in->label), "?");
+		return;
+	}
+	bench_text_clean(clean, size, t);
+	if (bench_text_width(clean) <= LABEL_MAX && strlen(clean) < sizeof(in->label)) {
+		snprintf(in->label, sizeof(in->label), "%s", clean);
+	} else {
+		head = head_len(clean, LABEL_MAX / 2 - 2, half);
+		snprintf(in->label, sizeof(in->label), "%.*s...%s", (int)head, clean,
+			 clean + tail_at(clean, LABEL_MAX / 2 - 1, half));
+	}
+	free(clean);
 }
 
 /* Column headers: file names, with as many directories as it takes to

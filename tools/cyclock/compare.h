@@ -12,12 +12,14 @@
 
 #include "bench.h"
 
-#define LABEL_MAX 24 /* a column header's width at most */
+#define LABEL_MAX 24 /* a column header's width at most, in terminal columns */
 
-/* One file: its run, its column header and its names sorted for lookup. */
+/* One file: its run, its column header and its names sorted for lookup.
+ * A header of LABEL_MAX columns takes up to 4 bytes a column (one
+ * character of U+10000 and up in each). */
 struct input {
 	const char *path;
-	char label[LABEL_MAX + 1];
+	char label[4 * LABEL_MAX + 1];
 	struct bench_run run;
 	const struct bench_result **sorted;
 };
