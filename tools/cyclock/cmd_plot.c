@@ -111,19 +111,22 @@ static int parse(int argc, char **argv, struct plot_opts *o)
 
 #define HEADER_H 56.0
 
+/* The title and the machine's line, each cut to the picture's width (a
+ * CPU model or a kernel's version is whatever the file says). */
 static void header(struct svg *s, const struct bench_run *run, const char *in)
 {
 	const struct bench_context *ctx = &run->ctx;
+	double w = SVG_WIDTH - 2 * SVG_MARGIN;
 
-	svg_text(s, 8, 24, "title", "What time costs%s%s", ctx->cpu_model[0] ? " on " : "",
-		 ctx->cpu_model);
+	svg_text_fit(s, SVG_MARGIN, 24, "title", w, "What time costs%s%s",
+		     ctx->cpu_model[0] ? " on " : "", ctx->cpu_model);
 	if (ctx->arch[0] || ctx->kernel[0])
-		svg_text(s, 8, 44, "small", "%s%s%s%s%s%s%s", ctx->arch,
-			 ctx->kernel[0] ? ", " : "", ctx->kernel,
-			 ctx->clocksource[0] ? ", kernel clocksource " : "", ctx->clocksource,
-			 ctx->date[0] ? ", " : "", ctx->date);
+		svg_text_fit(s, SVG_MARGIN, 44, "small", w, "%s%s%s%s%s%s%s", ctx->arch,
+			     ctx->kernel[0] ? ", " : "", ctx->kernel,
+			     ctx->clocksource[0] ? ", kernel clocksource " : "", ctx->clocksource,
+			     ctx->date[0] ? ", " : "", ctx->date);
 	else
-		svg_text(s, 8, 44, "small", "from %s", in);
+		svg_text_fit(s, SVG_MARGIN, 44, "small", w, "from %s", in);
 }
 
 /* Draws every panel the run has below the header; the height in all, 0

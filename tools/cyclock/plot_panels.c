@@ -5,9 +5,10 @@
  * (resolution), each from the results of its scenario.  A stored run
  * names its clock and variant; a Google Benchmark file only has names
  * like "warm/rdtsc/latency", so what a result is about is read from
- * whichever the file has.  Clocks are grouped and coloured as cyclock's,
- * the floors (the bare counter reads, and the ordered one in ns) and the
- * kernel's and libc's.
+ * whichever the file has.  Every clock belongs to a group (cyclock's, the
+ * C++ clocks over it, the kernel's and libc's, the engine's, the floors),
+ * and a group has one colour in every panel, which each panel's legend
+ * names.
  */
 #include <math.h>
 #include <stdio.h>
@@ -61,29 +62,68 @@ static bool is_variant(const struct bench_result *r, const char *variant)
 	return !strcmp(v, variant) || (!strcmp(variant, "throughput") && !v[0]);
 }
 
-static const char *group_of(const char *clock)
+/* The groups in the order of the legends, each with its colour, tellable
+ * apart on white and by most colour-blind eyes (a blue, a purple, an
+ * orange, a green and a grey), and its heading in the cost panel. */
+static const struct plot_group {
+	struct svg_key key;
+	const char *heading;
+} groups[] = {
+	{ { "cyclock", "#1f77b4" }, "cyclock" },
+	{ { "C++ on cyclock", "#9467bd" }, "C++ on cyclock: cyclock.hpp's std::chrono clocks" },
+	{ { "kernel and libc", "#e6750a" }, "kernel and libc" },
+	{ { "engine", "#2ca02c" }, "engine: cyclock_read() on a clock of the tool's own" },
+	{ { "floors", "#7f7f7f" }, "floors: the counter read, bare or in ns" },
+};
+
+enum { G_CYCLOCK, G_CXX, G_KERNEL, G_ENGINE, G_FLOORS, N_GROUPS };
+
+static const struct plot_group *group_of(const char *clock)
 {
 	static const char *const floors[] = {
 		"rdtsc", "rdtscp", "lfence_rdtsc", "cntvct", "isb_cntvct", "ordered_ns",
 	};
 
 	if (!strncmp(clock, "cyclock", 7))
-		return "cyclock";
+		return &groups[G_CYCLOCK];
+	if (!strncmp(clock, "cxx_", 4))
+		return &groups[G_CXX];
 	if (!strncmp(clock, "engine_", 7))
-		return "engine: cyclock_read() on a clock of the tool's own";
+		return &groups[G_ENGINE];
 	for (size_t i = 0; i < sizeof(floors) / sizeof(floors[0]); i++)
 		if (!strcmp(clock, floors[i]))
-			return "floors: the counter read, bare or in ns";
-	return "kernel and libc";
+			return &groups[G_FLOORS];
+	return &groups[G_KERNEL];
 }
 
-static const char *group_colour(const char *group)
+/* The legend of a panel whose clocks are @labels[0..n) (@stride bytes
+ * apart): the groups they belong to, in the legends' order, into @keys;
+ * returns how many. */
+static size_t keys_of(struct svg_key *keys, const char *labels, size_t stride, size_t n)
 {
-	if (group[0] == 'c')
-		return "#1f77b4";
-	if (group[0] == 'e')
-		return "#2ca02c";
-	return group[0] == 'f' ? "#7f7f7f" : "#e6750a";
+	bool present[N_GROUPS] = { false };
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		present[group_of(labels + i * stride) - groups] = true;
+	for (size_t g = 0; g < N_GROUPS; g++)
+		if (present[g])
+			keys[k++] = groups[g].key;
+	return k;
+}
+
+/* Each series in its group's colour, the lines of one group told apart
+ * by their style (the how-manieth of the group each is). */
+static void colour_series(struct svg_series *ser, size_t n)
+{
+	unsigned seen[N_GROUPS] = { 0 };
+
+	for (size_t i = 0; i < n; i++) {
+		const struct plot_group *g = group_of(ser[i].label);
+
+		ser[i].colour = g->key.colour;
+		ser[i].style = seen[g - groups]++;
+	}
 }
 
 /* ---- the panels ---- */
@@ -113,13 +153,13 @@ static const char *dropped_note(char *buf, size_t len, size_t dropped)
 /* The bar of @clock in @bars[0..*n), added at the end of its group. */
 static struct svg_bar *bar_for(struct svg_bar *bars, size_t *n, const char *clock)
 {
-	const char *group = group_of(clock);
+	const struct plot_group *g = group_of(clock);
 	size_t at = *n;
 
 	for (size_t i = 0; i < *n; i++) {
 		if (!strcmp(bars[i].label, clock))
 			return &bars[i];
-		if (!strcmp(bars[i].group, group))
+		if (bars[i].group == g->heading)
 			at = i + 1;
 	}
 	/* Groups keep the order they were first met in; a clock joins the end
@@ -127,8 +167,8 @@ static struct svg_bar *bar_for(struct svg_bar *bars, size_t *n, const char *cloc
 	memmove(&bars[at + 1], &bars[at], (*n - at) * sizeof(bars[0]));
 	memset(&bars[at], 0, sizeof(bars[0]));
 	snprintf(bars[at].label, sizeof(bars[at].label), "%s", clock);
-	bars[at].group = group;
-	bars[at].colour = group_colour(group);
+	bars[at].group = g->heading;
+	bars[at].colour = g->key.colour;
 	bars[at].v[0] = bars[at].v[1] = NAN;
 	bars[at].ratio[0] = bars[at].ratio[1] = NAN;
 	(*n)++;
@@ -139,6 +179,7 @@ double tool_plot_cost(struct svg *s, double y, const struct bench_run *run)
 {
 	struct svg_bar *bars = calloc(run->n + 1, sizeof(*bars));
 	struct svg_hbars c = { .title = "What one call costs (warm: a tight loop)", .bars = bars };
+	struct svg_key keys[N_GROUPS];
 	bool latency = false, ratios = false;
 	char clock[48], caption[300], note[100];
 	size_t dropped = 0;
@@ -165,12 +206,14 @@ double tool_plot_cost(struct svg *s, double y, const struct bench_run *run)
 	c.series[1] = latency ? "latency (each read waits for the last)" : NULL;
 	snprintf(caption, sizeof(caption),
 		 "median ns per call, log scale: each grid line is 10x the one before%s%s%s; "
-		 "~ marks a noisy figure%s",
+		 "~\u00a0marks a noisy figure%s",
 		 ratios ? "; (1.04x): against " : "",
 		 !ratios ? "" : run->ctx.floor[0] ? run->ctx.floor : "the floor",
 		 ratios && run->ctx.floor[0] ? ", the least an ordered ns clock can cost" : "",
 		 dropped_note(note, sizeof(note), dropped));
 	c.caption = caption;
+	c.keys = keys;
+	c.n_keys = keys_of(keys, bars[0].label, sizeof(bars[0]), c.n);
 	y = c.n ? svg_draw_hbars(s, y, &c) : 0;
 	free(bars);
 	return y;
@@ -206,7 +249,8 @@ static void series_add(struct svg_series *l, double x, double y)
 	l->n++;
 }
 
-/* As many lines as the palette has colours tellable apart. */
+/* As many lines as a chart can tell apart (by group colour, dash and
+ * marker) and its legend hold. */
 #define MAX_LINES 10
 
 /* When a run has more clocks than lines, these are drawn: cyclock's main
@@ -242,6 +286,7 @@ double tool_plot_scale(struct svg *s, double y, const struct bench_run *run)
 	struct svg_chart c = {
 		.title = "What one call costs as threads read at once (scale)", .s = ser,
 	};
+	struct svg_key keys[N_GROUPS];
 	char clock[48], caption[160], note[100];
 	size_t dropped = 0;
 
@@ -264,6 +309,9 @@ double tool_plot_scale(struct svg *s, double y, const struct bench_run *run)
 	snprintf(caption, sizeof(caption), "threads reading (log2)%s",
 		 dropped_note(note, sizeof(note), dropped));
 	c.caption = caption;
+	c.keys = keys;
+	c.n_keys = keys_of(keys, ser[0].label, sizeof(ser[0]), c.n);
+	colour_series(ser, c.n);
 	return c.n ? svg_draw_lines(s, y, &c) : 0;
 }
 
@@ -296,6 +344,7 @@ static double panel_hists(struct svg *s, double y, const struct bench_run *run)
 {
 	struct svg_series *h = calloc(run->n + 1, sizeof(*h));
 	struct svg_chart c = { .title = "How finely each clock ticks (resolution)", .s = h };
+	struct svg_key keys[N_GROUPS];
 	char caption[220], note[100];
 	size_t dropped = 0;
 
@@ -309,6 +358,9 @@ static double panel_hists(struct svg *s, double y, const struct bench_run *run)
 		 "(log scale); bar height: share of the clock's steps%s",
 		 dropped_note(note, sizeof(note), dropped));
 	c.caption = caption;
+	c.keys = keys;
+	c.n_keys = keys_of(keys, h[0].label, sizeof(h[0]), c.n);
+	colour_series(h, c.n);
 	y = c.n ? svg_draw_hists(s, y, &c) : 0;
 	free(h);
 	return y;
@@ -319,6 +371,7 @@ double tool_plot_resolution(struct svg *s, double y, const struct bench_run *run
 {
 	struct svg_bar *bars = calloc(run->n + 1, sizeof(*bars));
 	struct svg_hbars c = { .title = "How finely each clock ticks (resolution)", .bars = bars };
+	struct svg_key keys[N_GROUPS];
 	char clock[48], caption[220], note[100];
 	size_t dropped = 0;
 	double h;
@@ -340,6 +393,8 @@ double tool_plot_resolution(struct svg *s, double y, const struct bench_run *run
 		 "log scale: each grid line is 10x the one before%s",
 		 dropped_note(note, sizeof(note), dropped));
 	c.caption = caption;
+	c.keys = keys;
+	c.n_keys = keys_of(keys, bars[0].label, sizeof(bars[0]), c.n);
 	h = panel_hists(s, y, run);
 	if (!h && c.n)
 		h = svg_draw_hbars(s, y, &c);

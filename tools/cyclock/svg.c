@@ -14,16 +14,6 @@
 #include "bench.h"
 #include "svg.h"
 
-static const char *const palette[] = {
-	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-	"#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
-};
-
-const char *svg_colour(size_t n)
-{
-	return palette[n % (sizeof(palette) / sizeof(palette[0]))];
-}
-
 void svg_escape(FILE *f, const char *s)
 {
 	size_t len = strlen(s);
@@ -108,6 +98,7 @@ int svg_finish(FILE *out, double height, const char *title, const char *body, si
 	      ".group { font-weight: bold; fill: #555; }\n"
 	      ".end { text-anchor: end; }\n"
 	      ".mid { text-anchor: middle; }\n"
+	      ".inbar { fill: #fff; }\n"
 	      ".grid { stroke: #e3e3e3; stroke-width: 1; }\n"
 	      ".axis { stroke: #888; stroke-width: 1; }\n"
 	      "</style>\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n", out);
@@ -175,34 +166,51 @@ static void tick_label(char *buf, size_t len, double v)
 	snprintf(buf, len, "%.3g %s", v, units[u]);
 }
 
+/* Every how many lines of @a a label goes, so that labels @need px apart
+ * (from one's middle to the next one's) never touch: 1, 2, 5, 10, 20... */
+static int label_every(const struct svg_axis *a, int steps, double need)
+{
+	double gap = fabs(a->p1 - a->p0) / steps;
+
+	for (int k = 1; ; k *= 10) {
+		if (gap * k >= need || k >= steps)
+			return k;
+		if (gap * 2 * k >= need)
+			return 2 * k;
+		if (gap * 5 * k >= need)
+			return 5 * k;
+	}
+}
+
 void svg_grid(struct svg *s, const struct svg_axis *a, bool is_x, double from, double to)
 {
 	char buf[32];
-	int steps = a->log ? (int)lround(log10(a->hi / a->lo)) : 5;
+	int steps = a->log ? (int)lround(log10(a->hi / a->lo)) : 5, every;
+	double widest = 0;
 
+	for (int i = 0; i <= steps; i++) {
+		tick_label(buf, sizeof(buf), a->log ? a->lo * pow(10, i) : a->hi * i / steps);
+		widest = fmax(widest, svg_text_width(buf, "small"));
+	}
+	/* Side by side (x), labels need their width and a gap; stacked (y),
+	 * their height (10.5 px) and a gap. */
+	every = label_every(a, steps, is_x ? widest + 6 : 14);
 	for (int i = 0; i <= steps; i++) {
 		double v = a->log ? a->lo * pow(10, i) : a->hi * i / steps;
 		double at = svg_axis_at(a, v);
 
 		tick_label(buf, sizeof(buf), v);
-		if (is_x) {
-			svg_line(s, at, from, at, to, "grid");
+		svg_line(s, is_x ? at : from, is_x ? from : at, is_x ? at : to, is_x ? to : at,
+			 "grid");
+		if (i % every)
+			continue;
+		if (is_x)
 			svg_text(s, at, to + 14, "small mid", "%s", buf);
-		} else {
-			svg_line(s, from, at, to, at, "grid");
+		else
 			svg_text(s, from - 6, at + 4, "small end", "%s", buf);
-		}
 	}
 	if (is_x)
 		svg_line(s, a->p0, to, a->p1, to, "axis");
 	else
 		svg_line(s, from, a->p0, from, a->p1, "axis");
-}
-
-double svg_legend_item(struct svg *s, double x, double y, const char *colour, double opacity,
-		       const char *name)
-{
-	svg_rect(s, x, y - 9, 12, 10, colour, opacity, NULL);
-	svg_text(s, x + 16, y, NULL, "%s", name);
-	return x + 28 + 7.0 * (double)strlen(name);
 }

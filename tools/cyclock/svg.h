@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #define SVG_WIDTH 800.0
+#define SVG_MARGIN 8.0 /* the least room between a text and the picture's edge */
 
 struct svg {
 	FILE *f; /* the body; svg_finish() puts the header around it */
@@ -34,8 +35,32 @@ void svg_line(struct svg *s, double x1, double y1, double x2, double y2, const c
  * 0, or -1 when @out reports an error. */
 int svg_finish(FILE *out, double height, const char *title, const char *body, size_t len);
 
-/* The n-th colour of a palette that stays tellable on white. */
-const char *svg_colour(size_t n);
+/* ---- text that fits (svg_text.c) ---- */
+
+/* How wide @s is drawn in class @cls, estimated on the wide side (DejaVu
+ * Sans's widths, 6 % more): px. */
+double svg_text_width(const char *s, const char *cls);
+/* svg_text(), the text cut at a character boundary with an ellipsis when
+ * it is wider than @maxw; returns the width drawn. */
+double svg_text_fit(struct svg *s, double x, double y, const char *cls, double maxw,
+		    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* @text in lines of at most @x1 - @x0 px, broken at spaces, the first at
+ * @y, each @leading below the last, anchored in [@x0, @x1] as @cls says;
+ * returns how many lines it took. */
+int svg_text_wrap(struct svg *s, double x0, double x1, double y, const char *cls,
+		  double leading, const char *text);
+
+/* A legend's entry: what a colour means. */
+struct svg_key {
+	const char *name, *colour;
+};
+
+/* A swatch and a name, for legends; returns where the next one goes. */
+double svg_legend_item(struct svg *s, double x, double y, const char *colour, double opacity,
+		       const char *name);
+/* @keys[0..n) from (@x, @y) on, in as many rows 18 px apart as the width
+ * takes; returns the last row's y. */
+double svg_keys(struct svg *s, double x, double y, const struct svg_key *keys, size_t n);
 
 /* ---- axes ---- */
 
@@ -59,11 +84,10 @@ double svg_axis_at(const struct svg_axis *a, double v);
 /* Grid lines and labels of @a, every decade in log scale, five steps in
  * linear: an x axis (@is_x) with its lines from @from (top) to @to
  * (bottom) and its labels below them, or a y axis with its lines from
- * @from (left) to @to (right) and its labels left of them. */
+ * @from (left) to @to (right) and its labels left of them.  Where the
+ * labels would crowd each other (many decades), every second, fifth or
+ * tenth has one, the rest a line only. */
 void svg_grid(struct svg *s, const struct svg_axis *a, bool is_x, double from, double to);
-/* A swatch and a name, for legends; returns where the next one goes. */
-double svg_legend_item(struct svg *s, double x, double y, const char *colour, double opacity,
-		       const char *name);
 
 /* ---- charts (svg_charts.c) ---- */
 
@@ -79,6 +103,8 @@ struct svg_bar {
 struct svg_hbars {
 	const char *title, *caption;
 	const char *series[2]; /* legend; series[1] NULL: one bar per row */
+	const struct svg_key *keys; /* what the colours mean, under the title */
+	size_t n_keys;
 	const struct svg_bar *bars;
 	size_t n;
 };
@@ -92,6 +118,8 @@ double svg_draw_hbars(struct svg *s, double y, const struct svg_hbars *c);
  * ns, y: how many fell in it); x ascending either way. */
 struct svg_series {
 	char label[48];
+	const char *colour;
+	unsigned style; /* lines: a dash pattern and a marker, to tell lines of one colour apart */
 	double x[SVG_MAX_POINTS], y[SVG_MAX_POINTS];
 	size_t n;
 };
@@ -100,6 +128,8 @@ struct svg_series {
 struct svg_chart {
 	const char *title;
 	const char *caption; /* lines: the x axis's name; histograms: the line under them */
+	const struct svg_key *keys; /* what the colours mean, under the title */
+	size_t n_keys;
 	const struct svg_series *s;
 	size_t n;
 };

@@ -11,9 +11,29 @@
 #include "bench.h"
 #include "svg.h"
 
-#define LABEL_X 8.0     /* left edge of the row labels */
-#define PLOT_X0 200.0   /* left edge of the plotting area */
-#define PLOT_X1 690.0   /* right edge; the value labels follow it */
+#define LABEL_X SVG_MARGIN /* left edge of the row labels */
+#define PLOT_X0 200.0   /* left edge of the plotting area: room for cyclock_now_relaxed_inline */
+#define PLOT_X1 640.0   /* right edge; the value labels follow it ("10.0 ms (529.10x) ~") */
+#define RIGHT (SVG_WIDTH - SVG_MARGIN) /* where every text ends at the latest */
+#define LEADING 14.0    /* between the lines of a caption */
+
+/* A chart's title and, under it, what its colours mean; the y of the
+ * keys' last row. */
+static double title_keys(struct svg *s, double y, const char *title, const struct svg_key *keys,
+			 size_t n)
+{
+	svg_text_fit(s, LABEL_X, y + 18, "head", RIGHT - LABEL_X, "%s", title);
+	return n ? svg_keys(s, LABEL_X, y + 36, keys, n) : y + 18;
+}
+
+/* The caption under a chart whose lowest line is at @bottom, wrapped to
+ * the picture's width; returns the chart's bottom under it. */
+static double caption(struct svg *s, double bottom, const char *text)
+{
+	int lines = svg_text_wrap(s, LABEL_X, RIGHT, bottom + 32, "small mid", LEADING, text);
+
+	return bottom + 48 + LEADING * (lines - 1);
+}
 
 /* ---- horizontal bars ---- */
 
@@ -49,10 +69,25 @@ static void hbar_range(const struct svg_hbars *c, double *vmin, double *vmax)
 		*vmin = *vmax = 1;
 }
 
+/* The value of a bar ending at @x, its baseline @base: right of it where
+ * it fits, else inside it (white on the bar), else right of it, cut. */
+static void hbar_value(struct svg *s, double x, double base, bool second, const char *text)
+{
+	const char *cls = second ? "small" : NULL;
+	double w = svg_text_width(text, cls);
+
+	if (x + 4 + w <= RIGHT)
+		svg_text(s, x + 4, base, cls, "%s", text);
+	else if (!second && x - 4 - w >= PLOT_X0)
+		svg_text(s, x - 4, base, "end inbar", "%s", text);
+	else
+		svg_text_fit(s, x + 4, base, cls, RIGHT - x - 4, "%s", text);
+}
+
 static void hbar_one(struct svg *s, const struct svg_axis *a, const struct svg_bar *b,
 		     int k, double y, double h)
 {
-	char val[32], ratio[24] = "", tip[160];
+	char val[32], ratio[24] = "", tip[160], text[64];
 	double x;
 
 	if (!(b->v[k] > 0))
@@ -63,53 +98,59 @@ static void hbar_one(struct svg *s, const struct svg_axis *a, const struct svg_b
 		snprintf(ratio, sizeof(ratio), " (%.2fx)", b->ratio[k]);
 	snprintf(tip, sizeof(tip), "%s: %s%s%s", b->label, val, ratio, b->noisy ? " (noisy)" : "");
 	svg_rect(s, a->p0, y, x - a->p0, h, b->colour, k ? 0.45 : 1, tip);
-	svg_text(s, x + 4, y + h - 2, k ? "small" : NULL, "%s%s%s", val, ratio,
-		 b->noisy ? " ~" : "");
+	/* The first bar's value sits on its baseline, 2 px above its bottom;
+	 * the second's on the second bar's bottom, clear of the first's
+	 * descenders (the parentheses of its ratio). */
+	snprintf(text, sizeof(text), "%s%s%s", val, ratio, b->noisy ? " ~" : "");
+	hbar_value(s, x, k ? y + h : y + h - 2, k, text);
 }
 
 double svg_draw_hbars(struct svg *s, double y, const struct svg_hbars *c)
 {
 	struct svg_axis a;
-	double vmin, vmax, row = hbar_row(c), top = y + (c->series[1] ? 52 : 34), bottom = top;
+	double vmin, vmax, row = hbar_row(c), top, bottom;
 
+	top = title_keys(s, y, c->title, c->keys, c->n_keys);
+	if (c->series[1]) {
+		double x = svg_legend_item(s, PLOT_X0, top + 18, "#555", 1, c->series[0]);
+
+		svg_legend_item(s, x, top + 18, "#555", 0.45, c->series[1]);
+		top += 18;
+	}
+	top = bottom = top + 16;
 	for (size_t i = 0; i < c->n; i++)
 		bottom += row + (new_group(c, i) ? 18 : 0);
 	hbar_range(c, &vmin, &vmax);
 	svg_axis_fit(&a, vmin, vmax, true, PLOT_X0, PLOT_X1);
-	svg_text(s, LABEL_X, y + 18, "head", "%s", c->title);
-	if (c->series[1]) {
-		double x = svg_legend_item(s, PLOT_X0, y + 36, "#555", 1, c->series[0]);
-
-		svg_legend_item(s, x, y + 36, "#555", 0.45, c->series[1]);
-	}
 	svg_grid(s, &a, true, top - 4, bottom + 2);
 	for (size_t i = 0; i < c->n; i++) {
 		const struct svg_bar *b = &c->bars[i];
 
 		if (new_group(c, i)) {
-			svg_text(s, LABEL_X, top + 13, "group", "%s", b->group);
+			svg_text_fit(s, LABEL_X, top + 13, "group", RIGHT - LABEL_X, "%s", b->group);
 			top += 18;
 		}
-		svg_text(s, PLOT_X0 - 8, top + BAR_H - 2, "end", "%s", b->label);
+		svg_text_fit(s, PLOT_X0 - 8, top + BAR_H - 2, "end", PLOT_X0 - 8 - LABEL_X, "%s",
+			     b->label);
 		hbar_one(s, &a, b, 0, top, BAR_H);
 		if (c->series[1])
-			hbar_one(s, &a, b, 1, top + BAR_H + 1, BAR2_H);
+			hbar_one(s, &a, b, 1, top + BAR_H + 2, BAR2_H);
 		top += row;
 	}
-	svg_text(s, (PLOT_X0 + PLOT_X1) / 2, bottom + 32, "small mid", "%s", c->caption);
-	return bottom + 48 - y;
+	return caption(s, bottom, c->caption) - y;
 }
 
 /* ---- lines ---- */
 
 #define LINES_X0 80.0
-#define LINES_X1 590.0
+#define LINES_X1 560.0  /* the legend follows: a sample, then the name */
 #define LINES_H 220.0
 
-/* The x axis: log2 of the thread counts, a tick at each count present. */
+/* The x axis: log2 of the thread counts, a tick at each count present and
+ * a label at each that has room (one per count, not per line). */
 static void lines_x(struct svg *s, const struct svg_chart *c, struct svg_axis *a, double bottom)
 {
-	double lo = INFINITY, hi = 0;
+	double lo = INFINITY, hi = 0, last = -INFINITY;
 
 	for (size_t i = 0; i < c->n; i++)
 		for (size_t k = 0; k < c->s[i].n; k++) {
@@ -122,13 +163,26 @@ static void lines_x(struct svg *s, const struct svg_chart *c, struct svg_axis *a
 	a->p0 = LINES_X0 + 12;
 	a->p1 = LINES_X1 - 12;
 	svg_line(s, LINES_X0, bottom, LINES_X1, bottom, "axis");
-	for (size_t i = 0; i < c->n; i++)
-		for (size_t k = 0; k < c->s[i].n; k++) {
-			double x = svg_axis_at(a, log2(c->s[i].x[k]));
+	/* The counts in ascending order, each once: the next above @prev. */
+	for (double prev = 0;;) {
+		double next = INFINITY, x;
+		char buf[32];
 
-			svg_line(s, x, bottom, x, bottom + 4, "axis");
-			svg_text(s, x, bottom + 16, "small mid", "%g", c->s[i].x[k]);
-		}
+		for (size_t i = 0; i < c->n; i++)
+			for (size_t k = 0; k < c->s[i].n; k++)
+				if (c->s[i].x[k] > prev)
+					next = fmin(next, c->s[i].x[k]);
+		if (next == INFINITY)
+			break;
+		prev = next;
+		x = svg_axis_at(a, log2(next));
+		svg_line(s, x, bottom, x, bottom + 4, "axis");
+		snprintf(buf, sizeof(buf), "%g", next);
+		if (x - svg_text_width(buf, "small") / 2 < last + 4)
+			continue;
+		svg_text(s, x, bottom + 16, "small mid", "%s", buf);
+		last = x + svg_text_width(buf, "small") / 2;
+	}
 }
 
 static void lines_range(const struct svg_chart *c, double *vmin, double *vmax)
@@ -145,50 +199,97 @@ static void lines_range(const struct svg_chart *c, double *vmin, double *vmax)
 		*vmin = *vmax = 1;
 }
 
+/* Lines of one colour (one group) told apart by their dash and marker. */
+static const char *const dashes[] = { "", "7 3", "2 3", "9 3 2 3" };
+
+/* A marker of style @style at (@x, @y), with @tip as its tooltip (NULL:
+ * none). */
+static void marker(struct svg *s, unsigned style, double x, double y, const char *colour,
+		   const char *tip)
+{
+	static const char *const tags[] = { "circle", "rect", "path" };
+	unsigned shape = style / 4 % 3;
+
+	if (shape == 0)
+		fprintf(s->f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\"", x, y);
+	else if (shape == 1)
+		fprintf(s->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"6\" height=\"6\"", x - 3, y - 3);
+	else
+		fprintf(s->f, "<path d=\"M%.1f %.1fl4 4l-4 4l-4 -4z\"", x, y - 4);
+	fprintf(s->f, " fill=\"%s\"", colour);
+	if (!tip) {
+		fputs("/>\n", s->f);
+		return;
+	}
+	fputs("><title>", s->f);
+	svg_escape(s->f, tip);
+	fprintf(s->f, "</title></%s>\n", tags[shape]);
+}
+
+/* The stroke of a line of style @style: its colour, width and dashes. */
+static void stroke(struct svg *s, unsigned style, const char *colour)
+{
+	fprintf(s->f, " fill=\"none\" stroke=\"%s\" stroke-width=\"2\"", colour);
+	if (dashes[style % 4][0])
+		fprintf(s->f, " stroke-dasharray=\"%s\"", dashes[style % 4]);
+}
+
 static void lines_one(struct svg *s, const struct svg_series *l, const struct svg_axis *ax,
-		      const struct svg_axis *ay, const char *colour)
+		      const struct svg_axis *ay)
 {
 	char val[32], tip[128];
 
-	fprintf(s->f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", colour);
+	fputs("<polyline", s->f);
+	stroke(s, l->style, l->colour);
+	fputs(" points=\"", s->f);
 	for (size_t k = 0; k < l->n; k++)
 		fprintf(s->f, "%s%.1f,%.1f", k ? " " : "", svg_axis_at(ax, log2(l->x[k])),
 			svg_axis_at(ay, l->y[k]));
 	fputs("\"/>\n", s->f);
 	for (size_t k = 0; k < l->n; k++) {
 		bench_fmt_ns(val, sizeof(val), l->y[k]);
-		fprintf(s->f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>",
-			svg_axis_at(ax, log2(l->x[k])), svg_axis_at(ay, l->y[k]), colour);
 		snprintf(tip, sizeof(tip), "%s, %g threads: %s", l->label, l->x[k], val);
-		svg_escape(s->f, tip);
-		fputs("</title></circle>\n", s->f);
+		marker(s, l->style, svg_axis_at(ax, log2(l->x[k])), svg_axis_at(ay, l->y[k]),
+		       l->colour, tip);
 	}
+}
+
+/* The legend of line @l at @y right of the chart: a sample of it, then its name. */
+static void lines_legend(struct svg *s, const struct svg_series *l, double y)
+{
+	double x = LINES_X1 + 16;
+
+	fprintf(s->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"", x, y - 4, x + 24,
+		y - 4);
+	stroke(s, l->style, l->colour);
+	fputs("/>\n", s->f);
+	marker(s, l->style, x + 12, y - 4, l->colour, NULL);
+	svg_text_fit(s, x + 30, y, NULL, RIGHT - x - 30, "%s", l->label);
 }
 
 double svg_draw_lines(struct svg *s, double y, const struct svg_chart *c)
 {
 	struct svg_axis ax, ay;
-	double vmin, vmax, top = y + 40, bottom = y + 40 + LINES_H;
+	char text[300];
+	double vmin, vmax, top, bottom;
 	bool log;
 
+	top = title_keys(s, y, c->title, c->keys, c->n_keys) + 22;
+	bottom = top + LINES_H;
 	lines_range(c, &vmin, &vmax);
 	/* A system call beside a 10-ns read flattens the reads in linear scale. */
 	log = vmax / vmin > 20;
 	svg_axis_fit(&ay, vmin, vmax, log, bottom, top);
-	svg_text(s, LABEL_X, y + 18, "head", "%s", c->title);
 	svg_grid(s, &ay, false, LINES_X0, LINES_X1);
 	lines_x(s, c, &ax, bottom);
 	for (size_t i = 0; i < c->n; i++) {
-		double ly = top + 4 + 18.0 * (double)i;
-
-		lines_one(s, &c->s[i], &ax, &ay, svg_colour(i));
-		svg_rect(s, LINES_X1 + 16, ly - 9, 12, 10, svg_colour(i), 1, NULL);
-		svg_text(s, LINES_X1 + 32, ly, NULL, "%s", c->s[i].label);
+		lines_one(s, &c->s[i], &ax, &ay);
+		lines_legend(s, &c->s[i], top + 4 + 18.0 * (double)i);
 	}
-	svg_text(s, (LINES_X0 + LINES_X1) / 2, bottom + 32, "small mid", "%s; ns per call, %s",
-		 c->caption, log ? "log scale (each grid line 10x)" : "linear scale");
+	snprintf(text, sizeof(text), "%s; ns per call, %s", c->caption,
+		 log ? "log scale (each grid line 10x)" : "linear scale");
 	bottom = fmax(bottom, top + 18.0 * (double)c->n);
-	return bottom + 48 - y;
+	return caption(s, bottom, text) - y;
 }
 
 /* ---- histograms ---- */
@@ -196,7 +297,7 @@ double svg_draw_lines(struct svg *s, double y, const struct svg_chart *c)
 #define HIST_ROW 56.0
 
 static void hist_one(struct svg *s, const struct svg_series *h, const struct svg_axis *a,
-		     double top, const char *colour)
+		     double top)
 {
 	double max = 0, total = 0;
 	char val[32], tip[128];
@@ -205,7 +306,8 @@ static void hist_one(struct svg *s, const struct svg_series *h, const struct svg
 		max = fmax(max, h->y[k]);
 		total += h->y[k];
 	}
-	svg_text(s, PLOT_X0 - 8, top + HIST_ROW / 2 + 4, "end", "%s", h->label);
+	svg_text_fit(s, PLOT_X0 - 8, top + HIST_ROW / 2 + 4, "end", PLOT_X0 - 8 - LABEL_X, "%s",
+		     h->label);
 	/* A bucket holds the steps from the bucket before it up to its own
 	 * bound, so its bar spans that range (the first, a decade). */
 	for (size_t k = 0; k < h->n && max > 0; k++) {
@@ -216,8 +318,8 @@ static void hist_one(struct svg *s, const struct svg_series *h, const struct svg
 		bench_fmt_ns(val, sizeof(val), h->x[k]);
 		snprintf(tip, sizeof(tip), "%s: %.1f%% of steps below %s", h->label,
 			 100 * h->y[k] / total, val);
-		svg_rect(s, x0 + 1, top + HIST_ROW - 6 - bh, fmax(x1 - x0 - 2, 2), bh, colour, 1,
-			 tip);
+		svg_rect(s, x0 + 1, top + HIST_ROW - 6 - bh, fmax(x1 - x0 - 2, 2), bh, h->colour,
+			 1, tip);
 	}
 	svg_line(s, PLOT_X0, top + HIST_ROW - 6, PLOT_X1, top + HIST_ROW - 6, "grid");
 }
@@ -225,8 +327,10 @@ static void hist_one(struct svg *s, const struct svg_series *h, const struct svg
 double svg_draw_hists(struct svg *s, double y, const struct svg_chart *c)
 {
 	struct svg_axis a;
-	double vmin = INFINITY, vmax = 0, top = y + 30, bottom = top + HIST_ROW * (double)c->n;
+	double vmin = INFINITY, vmax = 0, top, bottom;
 
+	top = title_keys(s, y, c->title, c->keys, c->n_keys) + 12;
+	bottom = top + HIST_ROW * (double)c->n;
 	for (size_t i = 0; i < c->n; i++)
 		for (size_t k = 0; k < c->s[i].n; k++)
 			if (c->s[i].x[k] > 0) {
@@ -236,10 +340,8 @@ double svg_draw_hists(struct svg *s, double y, const struct svg_chart *c)
 	if (vmax <= 0)
 		vmin = vmax = 1;
 	svg_axis_fit(&a, vmin / 10, vmax, true, PLOT_X0, PLOT_X1);
-	svg_text(s, LABEL_X, y + 18, "head", "%s", c->title);
 	svg_grid(s, &a, true, top, bottom);
 	for (size_t i = 0; i < c->n; i++)
-		hist_one(s, &c->s[i], &a, top + HIST_ROW * (double)i, svg_colour(i));
-	svg_text(s, (PLOT_X0 + PLOT_X1) / 2, bottom + 32, "small mid", "%s", c->caption);
-	return bottom + 48 - y;
+		hist_one(s, &c->s[i], &a, top + HIST_ROW * (double)i);
+	return caption(s, bottom, c->caption) - y;
 }

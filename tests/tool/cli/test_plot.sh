@@ -3,6 +3,7 @@
 # shellcheck source=tests/tool/cli/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 : "${CYCLOCK_TEST_DATA:?}"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$CYCLOCK_TEST_TMP" || exit 1
 rm -rf ./*
 data=$CYCLOCK_TEST_DATA
@@ -78,6 +79,49 @@ grep -qF '>19.9 ns (1.00x)<' floor.svg && grep -qF '>20.5 ns (1.03x)<' floor.svg
 grep -qF 'against ordered_ns, the least an ordered ns clock can cost' floor.svg ||
 	fail "the caption does not say what the ratio is to"
 rm -f floor.json floor.svg
+
+# Colour means the group, in every panel: each bar, point and histogram
+# of a clock has its group's colour, as the panel's legend names it (a
+# swatch, then the group's name), and the C++ clocks are cyclock's own.
+python3 "$here/plot_stress.py" >stress.json || fail "plot_stress.py failed"
+"$CYCLOCK" plot stress.json --out stress.svg || fail "plot of stress.json exited $?"
+python3 - stress.svg <<'PY' || fail "a clock is not in its group's colour"
+import re, sys, xml.etree.ElementTree as ET
+NS = "{http://www.w3.org/2000/svg}"
+def group(clock):
+    for prefix, g in (("cyclock", "cyclock"), ("cxx_", "C++ on cyclock"), ("engine_", "engine")):
+        if clock.startswith(prefix):
+            return g
+    floors = "rdtsc rdtscp lfence_rdtsc cntvct isb_cntvct ordered_ns".split()
+    return "floors" if clock in floors else "kernel and libc"
+els = list(ET.parse(sys.argv[1]).getroot())
+# The legends: a swatch (a rect without a tooltip) right before its name.
+legend = {}
+for a, b in zip(els, els[1:]):
+    if a.tag == NS + "rect" and b.tag == NS + "text" and a.find(NS + "title") is None:
+        legend.setdefault(b.text, set()).add(a.get("fill"))
+ok = True
+for g in ("cyclock", "C++ on cyclock", "kernel and libc", "engine", "floors"):
+    if len(legend.get(g, ())) != 1:
+        print(f"legend of {g}: {legend.get(g)}"); ok = False
+seen = set()
+for e in els:
+    t = e.find(NS + "title")
+    if t is None or "fill" not in e.attrib:
+        continue
+    clock = re.split(r"[:,] ", t.text)[0]
+    want = legend.get(group(clock), {None})
+    seen.add((e.tag, group(clock)))
+    if e.get("fill") not in want:
+        print(f"{e.tag[len(NS):]} of {clock}: {e.get('fill')}, not {want}"); ok = False
+# Bars, points and histograms of each group that the run has in them.
+ok &= {(NS + "rect", "C++ on cyclock"), (NS + "circle", "cyclock"),
+       (NS + "circle", "kernel and libc"), (NS + "rect", "floors")} <= seen
+sys.exit(0 if ok else 1)
+PY
+grep -A3 '>C++ on cyclock' stress.svg | grep -qF '>cxx_steady_clock<' ||
+	fail "cxx_steady_clock is not among the C++ clocks on cyclock"
+rm -f stress.json stress.svg
 
 # Standard output, and the table beside the picture.
 "$CYCLOCK" plot "$data/plot_run.json" --out - >stdout.svg || fail "--out - exited $?"
