@@ -2,13 +2,15 @@
 # and clear of every other, by the SVG's geometry and the font's metrics
 # (svg_layout.py): for the test run, for runs that crowd every panel
 # (plot_stress.py: every clock, names as long as a file may make them,
-# 21 decades on one axis, long captions).
+# 21 decades on one axis, long captions), and for the README's picture,
+# which must be what plot makes of its run, docs/img/bench.json.
 # test_plot_png.sh checks the same pictures rendered.
 # shellcheck source=tests/tool/cli/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 : "${CYCLOCK_TEST_DATA:?}"
 command -v python3 >/dev/null || { echo "skip: no python3"; exit 77; }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+img=$here/../../../docs/img
 cd "$tmp" || exit 1
 rm -rf ./*
 
@@ -33,10 +35,12 @@ grep -q "'median ns per call.*runs past the picture" faults.txt &&
 
 python3 "$here/plot_stress.py" >stress.json && python3 "$here/plot_stress.py" bars >bars.json ||
 	fail "plot_stress.py failed"
+# The README's from docs/img, as it was made: the title names the input.
+(cd "$img" && "$CYCLOCK" plot bench.json --out "$tmp/bench.svg") || cli_fail "plot bench.json: exit $?"
 for run in "$CYCLOCK_TEST_DATA/plot_run.json" stress.json bars.json; do
 	"$CYCLOCK" plot "$run" --out "$(basename "$run" .json).svg" || cli_fail "plot $run: exit $?"
 done
-for svg in plot_run stress bars; do
+for svg in plot_run stress bars bench; do
 	python3 "$here/svg_layout.py" "$svg.svg" >&2 || cli_fail "$svg.svg: a text is cut or overlaps"
 done
 # The crowded runs drew what they crowd: every group, lines, histograms, bars.
@@ -45,4 +49,6 @@ for group in '>cyclock<' '>C++ on cyclock' '>kernel and libc' '>engine' '>floors
 done
 grep -q '<polyline' stress.svg && grep -q 'of steps below' stress.svg || cli_fail "stress.svg lacks a panel"
 grep -q 'How finely' bars.svg && ! grep -q 'of steps below' bars.svg || cli_fail "bars.svg has no bars"
+cmp -s bench.svg "$img/bench.svg" ||
+	cli_fail "docs/img/bench.svg is not what plot makes of docs/img/bench.json (regenerate it)"
 cli_done

@@ -31,7 +31,7 @@ grep -q "cut.png: drawn at its right edge" err.txt || cli_fail "no cut seen at t
 
 python3 "$here/plot_stress.py" >stress.json && python3 "$here/plot_stress.py" bars >bars.json ||
 	fail "plot_stress.py failed"
-for run in "$CYCLOCK_TEST_DATA/plot_run.json" stress.json bars.json; do
+for run in "$CYCLOCK_TEST_DATA/plot_run.json" stress.json bars.json "$here/../../../docs/img/bench.json"; do
 	name=$(basename "$run" .json)
 	"$CYCLOCK" plot "$run" --out "$name.svg" || { cli_fail "plot $run: exit $?"; continue; }
 	png "$name" || cli_fail "$name.png: something is cut at an edge, or its geometry is wrong"
