@@ -12,7 +12,8 @@
 #   lintian     no error and no warning but the overridden ones (debian/*.lintian-overrides)
 #   install     dpkg -i of the three packages; each holds what it should, the
 #               libraries in /usr/lib/<triplet>
-#   info        the installed cyclock info runs
+#   info        the installed cyclock info runs; its first line names the
+#               build "Debian -O2" (debian/rules), not CMake's "None"
 #   pkg-config, cmake   a C and a C++ consumer built against libcyclock-dev
 #               both ways, and run
 #   run         cyclock run serves a program with the installed preload
@@ -23,20 +24,14 @@
 #   purge       dpkg --purge leaves nothing in /usr, /etc, /var/lib/systemd
 # Cyclock packages already installed (a run killed before its cleanup) are
 # purged first, and said so.  Everything is undone on every way out.
+# arm64 and riscv64: test_deb_foreign.sh.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 packages=(cyclock libcyclock0 libcyclock-dev)
 triplet=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
-passed=0 failed=0
-
-ok() { echo "ok   $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $1: $2"; failed=$((failed + 1)); }
-check() { # check NAME COMMAND...: ok if the command succeeds
-	local name=$1
-	shift
-	if "$@" >"$work/$name.log" 2>&1; then ok "$name"; else fail "$name" "$(tail -5 "$work/$name.log")"; fi
-}
+# shellcheck source=tests/package/lib.sh
+source "$here/lib.sh"
 installed() { dpkg-query -W -f='${Package} ${Version}\n' "${packages[@]}" 2>/dev/null |
 	awk 'NF == 2'; }
 purge() { dpkg --purge "${packages[@]}" >"$work/purge.log" 2>&1; }
@@ -68,16 +63,8 @@ if [[ -n $(installed) ]]; then
 	purge || { fail purge-first "$(tail -3 "$work/purge.log")"; exit 1; }
 fi
 
-# A clean copy: the checkout's files as git knows them (tracked and new,
-# not ignored, so no build/), or the tree less build/ outside git.
 src=$work/src
-mkdir -p "$src"
-if git -C "$root" rev-parse --git-dir >/dev/null 2>&1; then
-	git -C "$root" ls-files -z -co --exclude-standard |
-		tar -C "$root" --null -T - --ignore-failed-read -cf - 2>/dev/null | tar -C "$src" -xf -
-else
-	tar -C "$root" --exclude=./build --exclude=./.git -cf - . | tar -C "$src" -xf -
-fi
+copy_tree "$root" "$src"
 
 # The one version: a changelog that disagrees with CMakeLists.txt stops the build.
 cp "$src/debian/changelog" "$work/changelog"
@@ -91,26 +78,14 @@ else
 fi
 cp "$work/changelog" "$src/debian/changelog"
 
-echo "==== dpkg-buildpackage -b -us -uc (log: $work/build.log)"
-start=$SECONDS
-if ! (cd "$src" && DEB_BUILD_OPTIONS="nocheck parallel=${CYCLOCK_JOBS:-2}" \
-	dpkg-buildpackage -b -us -uc) >"$work/build.log" 2>&1; then
-	fail build "$(grep -E '^(dh_[a-z]+|dpkg-[a-z]+|make(\[[0-9]+\])?): |error: ' "$work/build.log" |
-		grep -v 'directory' | tail -8)"
-	exit 1
-fi
-ok "build ($((SECONDS - start)) s)"
+build_debs build "$src" || exit 1
 changes=$(compgen -G "$work/cyclock_*.changes")
 debs=()
 for p in "${packages[@]}"; do
 	debs+=("$(compgen -G "$work/${p}_*.deb")")
 done
 
-# Lintian: errors and warnings fail; overrides say why for each one kept.
-lintian --fail-on error,warning --info --pedantic "$changes" >"$work/lintian.log" 2>&1
-rc=$?
-grep -v 'running with root privileges' "$work/lintian.log"
-if ((rc == 0)); then ok lintian; else fail lintian "exit $rc, see above"; fi
+lint lintian "$changes"
 
 # What was there before, to compare after the purge.
 snapshot() {
@@ -150,6 +125,8 @@ expect libcyclock-dev /usr/include/cyclock.h /usr/include/cyclock.hpp /usr/inclu
 
 check info /usr/bin/cyclock info
 sed -n '1,3p' "$work/info.log"
+first=$(head -1 "$work/info.log")
+if [[ $first == "$(info_line "$root")" ]]; then ok "info's build"; else fail "info's build" "$first"; fi
 
 # (Not "ldd | grep -q": grep's early exit fails the pipe under pipefail.)
 uses_lib() { # the program @1 loads the packaged libcyclock.so.0 (/lib is /usr/lib)
