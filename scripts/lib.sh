@@ -26,9 +26,14 @@ cyclock__package() {
 	arm-none-eabi-gcc) echo gcc-arm-none-eabi ;; # the firmware test's
 	aarch64-gcc) echo gcc-aarch64-linux-gnu ;; # scripts/cross.sh's
 	riscv64-gcc) echo gcc-riscv64-linux-gnu ;;
+	aarch64-g++) echo g++-aarch64-linux-gnu ;; # the package stage's cross builds
+	riscv64-g++) echo g++-riscv64-linux-gnu ;;
 	qemu-user) echo qemu-user ;;
-	cmocka-arm64) echo libcmocka-dev:arm64 ;; # needs dpkg --add-architecture arm64
+	# Of arm64, after dpkg --add-architecture arm64 (cyclock_ensure_deps does it)
+	cmocka-arm64) echo libcmocka-dev:arm64 ;;
 	jansson-arm64) echo libjansson-dev:arm64 ;;
+	pkg-config-arm64) echo pkg-config:arm64 ;; # aarch64-linux-gnu-pkg-config
+	libstdcxx-arm64) echo libstdc++6:arm64 ;;  # C++ programs under qemu -L /
 	linux-source) echo linux-source ;;          # the realworld tests': timers selftests
 	cyclictest) echo rt-tests ;;
 	postgres) echo postgresql ;;
@@ -105,8 +110,10 @@ cyclock__have() {
 	benchmark) pkg-config --exists benchmark || [[ -e /usr/include/benchmark/benchmark.h ]] ;;
 	aarch64-gcc) command -v aarch64-linux-gnu-gcc ;;
 	riscv64-gcc) command -v riscv64-linux-gnu-gcc ;;
+	aarch64-g++) command -v aarch64-linux-gnu-g++ ;;
+	riscv64-g++) command -v riscv64-linux-gnu-g++ ;;
 	qemu-user) command -v qemu-aarch64 && command -v qemu-riscv64 ;;
-	cmocka-arm64 | jansson-arm64)
+	*-arm64)
 		dpkg-query -W -f='${Status}' "$(cyclock__package "$1")" |
 			grep -q 'install ok installed'
 		;;
@@ -136,9 +143,11 @@ cyclock__have() {
 # for scripts/crosscheck.sh: perf pg_test_timing benchmark taskset;
 # for the firmware test: arm-none-eabi-gcc qemu-system-arm;
 # for scripts/cross.sh: aarch64-gcc riscv64-gcc qemu-user cmocka-arm64
-# jansson-arm64 (the last two after dpkg --add-architecture arm64);
+# jansson-arm64 (those of arm64: the architecture is added first);
 # for the realworld tests: linux-source cyclictest postgres psycopg2 node-exporter;
-# for the package stage: dh dpkg-buildpackage lintian systemd-analyze man;
+# for the package stage: dh dpkg-buildpackage lintian systemd-analyze man,
+# and for its arm64 and riscv64 packages aarch64-gcc aarch64-g++ riscv64-gcc
+# riscv64-g++ qemu-user jansson-arm64 pkg-config-arm64 libstdcxx-arm64;
 # for scripts/deb_symbols.sh: dpkg-buildpackage;
 # for scripts/pg_timing.sh: postgres psycopg2; for scripts/servers.sh:
 # redis-server redis-benchmark nginx wrk postgres.
@@ -151,10 +160,16 @@ cyclock_ensure_deps() {
 	((${#missing[@]} == 0)) && return 0
 	if [[ $(id -u) != 0 ]] || ! command -v apt-get >/dev/null; then
 		echo "cyclock: missing build dependencies; install them first:" >&2
+		[[ " ${missing[*]}" != *:arm64* ]] ||
+			echo "  sudo dpkg --add-architecture arm64 && sudo apt-get update" >&2
 		echo "  sudo apt-get install -y ${missing[*]}" >&2
 		exit 1
 	fi
 	echo "cyclock: installing ${missing[*]}" >&2
+	# A package of arm64 (libjansson-dev:arm64) needs the architecture.
+	if [[ " ${missing[*]}" == *:arm64* ]] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		dpkg --add-architecture arm64
+	fi
 	apt-get update >&2
 	DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}" >&2
 }
@@ -255,11 +270,6 @@ cyclock_cross_stage() {
 cyclock__cross_deps() {
 	case $1 in
 	aarch64)
-		# libcmocka-dev:arm64 and libjansson-dev:arm64 need the architecture.
-		if [[ $(id -u) == 0 ]] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
-			dpkg --add-architecture arm64
-			apt-get update >&2
-		fi
 		cyclock_ensure_deps cmake cc make pkg-config aarch64-gcc qemu-user cmocka-arm64 jansson-arm64
 		;;
 	riscv64)
@@ -268,30 +278,44 @@ cyclock__cross_deps() {
 	esac
 }
 
-# cyclock_package_stage: tests/package/test_deb.sh (the Debian packages
-# built from a clean copy of the tree in a temporary directory, linted,
-# installed, used and purged; as root) with what it needs installed first
-# (in a subshell: a miss is this stage's failure).  Its output goes to
-# build/package/test-stage.log; its checks are the counts.
+# cyclock_package_stage: the Debian packages, each architecture's built
+# from a clean copy of the tree in a temporary directory and linted: amd64's
+# installed, used and purged (tests/package/test_deb.sh; as root), arm64's
+# and riscv64's cross-built, extracted and used under qemu-user
+# (tests/package/test_deb_foreign.sh), with what they need installed first
+# (in a subshell: a miss is this stage's failure).  The output goes to
+# build/package/test-stage.log; the checks of the three are the counts.
 cyclock_package_stage() {
-	local log=$CYCLOCK_ROOT/build/package/test-stage.log line
+	local log=$CYCLOCK_ROOT/build/package/test-stage.log line arch n=0
 	cyclock_passed=0 cyclock_failed=0 cyclock_skipped=0 cyclock_note=""
 	if [[ $(id -u) != 0 ]] || ! command -v dpkg >/dev/null; then
 		cyclock_failed=1 cyclock_note="needs root on Debian (dpkg -i)"
 		return 0
 	fi
 	if ! (cyclock_ensure_deps cmake cc make g++ pkg-config jansson dh dpkg-buildpackage \
-		lintian systemd-analyze man); then
+		lintian systemd-analyze man python3 aarch64-gcc aarch64-g++ riscv64-gcc riscv64-g++ \
+		qemu-user jansson-arm64 pkg-config-arm64 libstdcxx-arm64); then
 		cyclock_failed=1 cyclock_note="missing dependencies"
 		return 0
 	fi
 	mkdir -p "${log%/*}"
-	echo "==== package: tests/package/test_deb.sh (log: build/package/test-stage.log)"
-	CYCLOCK_JOBS=$CYCLOCK_JOBS "$CYCLOCK_ROOT/tests/package/test_deb.sh" 2>&1 | tee "$log"
-	line=$(grep '^package: [0-9]* passed, [0-9]* failed$' "$log" | tail -1)
-	if [[ $line =~ ^package:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
-		cyclock_passed=${BASH_REMATCH[1]} cyclock_failed=${BASH_REMATCH[2]}
-	else
-		cyclock_failed=1 cyclock_note="test_deb.sh printed no counts"
+	echo "==== package: tests/package/test_deb.sh, test_deb_foreign.sh arm64 and riscv64" \
+		"(log: build/package/test-stage.log)"
+	# Each runs whatever the others did (and test.sh's set -e stops nothing).
+	{
+		CYCLOCK_JOBS=$CYCLOCK_JOBS "$CYCLOCK_ROOT/tests/package/test_deb.sh" || true
+		for arch in arm64 riscv64; do
+			CYCLOCK_JOBS=$CYCLOCK_JOBS "$CYCLOCK_ROOT/tests/package/test_deb_foreign.sh" "$arch" || true
+		done
+	} 2>&1 | tee "$log"
+	while read -r line; do
+		[[ $line =~ ^package(-[a-z0-9]+)?:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]] || continue
+		cyclock_passed=$((cyclock_passed + BASH_REMATCH[2]))
+		cyclock_failed=$((cyclock_failed + BASH_REMATCH[3]))
+		n=$((n + 1))
+	done <"$log"
+	if ((n != 3)); then
+		cyclock_failed=$((cyclock_failed + 1))
+		cyclock_note="$n of the 3 scripts printed their counts"
 	fi
 }

@@ -13,8 +13,10 @@
 #   aarch64  build/cross-aarch64  cross-built, tests run under qemu-user (a
 #   riscv64  build/cross-riscv64  cross build registers only what runs there)
 #   package  the Debian packages (debian/), built from a clean copy of the tree
-#            in a temporary directory, linted, installed, used and purged
-#            (tests/package/test_deb.sh; as root): its checks are the counts
+#            in a temporary directory and linted: amd64's installed, used and
+#            purged (tests/package/test_deb.sh; as root), arm64's and riscv64's
+#            cross-built and used under qemu-user (test_deb_foreign.sh): its
+#            checks are the counts
 # CYCLOCK_TEST_STAGES="release tsan" runs a subset.  Every stage runs even
 # if one fails; the last line is "N passed, N failed" over all stages, and
 # the exit status is non-zero if anything failed.  A stage whose configure

@@ -32,7 +32,7 @@ copy_tree() {
 build_debs() {
 	local name=$1 src=$2 start=$SECONDS
 	shift 2
-	echo "==== dpkg-buildpackage -b -us -uc $* (log: $work/$name.log)"
+	echo "==== dpkg-buildpackage -b -us -uc${*:+ $*} (log: $work/$name.log)"
 	if ! (cd "$src" && DEB_BUILD_OPTIONS="nocheck parallel=${CYCLOCK_JOBS:-2}" \
 		dpkg-buildpackage -b -us -uc "$@") >"$work/$name.log" 2>&1; then
 		fail "$name" "$(grep -E '^(dh_[a-z]+|dpkg-[a-z]+|make(\[[0-9]+\])?): |error: ' "$work/$name.log" |

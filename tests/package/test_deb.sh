@@ -34,7 +34,20 @@ triplet=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 source "$here/lib.sh"
 installed() { dpkg-query -W -f='${Package} ${Version}\n' "${packages[@]}" 2>/dev/null |
 	awk 'NF == 2'; }
-purge() { dpkg --purge "${packages[@]}" >"$work/purge.log" 2>&1; }
+# dpkg ARGS..., waiting for its lock while another apt-get or dpkg of this
+# shared machine holds it (up to 10 minutes).
+dpkg_wait() {
+	local i out rc=1
+	for ((i = 0; i < 120; i++)); do
+		out=$(dpkg "$@" 2>&1) && { echo "$out"; return 0; }
+		rc=$?
+		grep -q 'lock was locked by another process' <<<"$out" || break
+		sleep 5
+	done
+	echo "$out"
+	return "$rc"
+}
+purge() { dpkg_wait --purge "${packages[@]}" >"$work/purge.log" 2>&1; }
 # On every way out; to fd 3, the script's stdout, as a signal may come
 # while a check's output goes to its log.
 finish() {
@@ -93,7 +106,7 @@ snapshot() {
 }
 snapshot >"$work/before"
 
-check install dpkg -i "${debs[@]}"
+check install dpkg_wait -i "${debs[@]}"
 for p in "${packages[@]}"; do
 	dpkg -L "$p" >"$work/$p.list" 2>/dev/null
 	echo "     $p: $(stat -c %s "$work/${p}_"*.deb) bytes, $(dpkg-deb -c "$work/${p}_"*.deb |
