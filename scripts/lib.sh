@@ -16,6 +16,7 @@ cyclock__package() {
 	python3) echo python3 ;;
 	scipy) echo python3-scipy ;; # Google Benchmark's compare.py needs it
 	xmllint) echo libxml2-utils ;;
+	rsvg-convert) echo librsvg2-bin ;; # the tool's tests render its SVG charts
 	gbench-compare) echo libbenchmark-tools ;;
 	perf) echo linux-perf ;;                # scripts/crosscheck.sh's
 	pg_test_timing) echo postgresql ;;
@@ -137,9 +138,9 @@ cyclock__have() {
 # apt-get when root; otherwise says what to install and exits 1.
 # Requirements: cmake cc make g++ clang pkg-config nm cmocka jansson
 # python3 (Debian's, /usr/bin/python3) scipy xmllint gbench-compare clang-tsan
-# llvm-symbolizer jsonschema prometheus-client promtool; for the man pages' build
-# test: mandoc; for the Prometheus example: prometheus-cpp; for the model stage:
-# relacy;
+# llvm-symbolizer jsonschema prometheus-client promtool rsvg-convert; for the
+# man pages' build test: mandoc; for the Prometheus example: prometheus-cpp;
+# for the model stage: relacy (cyclock_stage_deps says which stage needs what);
 # for scripts/crosscheck.sh: perf pg_test_timing benchmark taskset;
 # for the firmware test: arm-none-eabi-gcc qemu-system-arm;
 # for scripts/cross.sh: aarch64-gcc riscv64-gcc qemu-user cmocka-arm64
@@ -172,6 +173,48 @@ cyclock_ensure_deps() {
 	fi
 	apt-get update >&2
 	DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}" >&2
+}
+
+# cyclock_stage_deps STAGE: the requirements (cyclock_ensure_deps's names)
+# of a stage of scripts/test.sh: what its build and the tests its ctest label
+# filter selects need, and nothing more; each stage installs its own as it
+# starts ("scripts/test.sh --deps" lists them).
+cyclock_stage_deps() {
+	# Every build with tests; the cyclock tool's tests (label tool, in the
+	# release, asan, tsan and generic stages): JSON checks, Google
+	# Benchmark's compare.py, the SVG charts checked (xmllint) and rendered
+	# (rsvg-convert), cyclock info's formats (its JSON schema, OpenMetrics,
+	# promtool's lint).
+	local build="cmake cc make g++ pkg-config nm cmocka jansson"
+	local tool="python3 xmllint gbench-compare scipy rsvg-convert jsonschema prometheus-client promtool"
+	case $1 in
+	release)
+		# And the preload's quiet start (strace counts its system calls;
+		# not under a sanitizer); the build tests: the headers and
+		# cyclock.hpp with clang too, the man pages' lint, the Cortex-M3
+		# firmware built and run in QEMU, the example exporting
+		# cyclock_get_state() through prometheus-cpp; the realworld tests:
+		# the kernel's timers selftests, built from Debian's linux-source at
+		# test time, rt-tests' cyclictest, PostgreSQL, node_exporter's
+		# textfile collector reading cyclock info's metrics, Redis and
+		# nginx read by cyclock status under the preload.
+		echo "$build $tool strace clang mandoc arm-none-eabi-gcc qemu-system-arm prometheus-cpp" \
+			"linux-source cyclictest postgres psycopg2 node-exporter redis-server nginx"
+		;;
+	asan) echo "$build $tool" ;;
+	# clang's ThreadSanitizer runtime; llvm-symbolizer for its reports.
+	tsan) echo "$build $tool clang clang-tsan llvm-symbolizer" ;;
+	generic) echo "$build $tool strace" ;;
+	model) echo "cmake cc make g++ relacy" ;; # Debian's Relacy Race Detector, header-only C++
+	aarch64) echo "cmake cc make pkg-config aarch64-gcc qemu-user cmocka-arm64 jansson-arm64" ;;
+	riscv64) echo "cmake cc make pkg-config riscv64-gcc qemu-user" ;;
+	package)
+		echo "cmake cc make g++ pkg-config jansson dh dpkg-buildpackage lintian systemd-analyze" \
+			"man python3 aarch64-gcc aarch64-g++ riscv64-gcc riscv64-g++ qemu-user jansson-arm64" \
+			"pkg-config-arm64 libstdcxx-arm64"
+		;;
+	*) return 1 ;;
+	esac
 }
 
 # The counts in CTest's JUnit report @1: "<passed> <failed> <skipped>".
@@ -230,8 +273,8 @@ cyclock_stage() {
 }
 
 # cyclock_cross_stage ARCH (aarch64 or riscv64): what is missing of ARCH's
-# cross toolchain and qemu-user installed (cyclock_ensure_deps, in a subshell:
-# a miss is this stage's failure), then cyclock_stage in build/cross-ARCH
+# cross toolchain and qemu-user installed (cyclock_stage_deps ARCH, in a
+# subshell: a miss is this stage's failure), then cyclock_stage in build/cross-ARCH
 # with cmake/toolchain-ARCH-linux-gnu.cmake, whose tests CTest runs under
 # qemu-user (the toolchain file says how, and the cross build registers only
 # what runs there: tests/CMakeLists.txt); then "cyclock info" and
@@ -241,7 +284,8 @@ cyclock_stage() {
 # programs (no cmocka tests), and the tool without JSON.
 cyclock_cross_stage() {
 	local arch=$1 dir=build/cross-$1 tool sysroot
-	if ! (cyclock__cross_deps "$arch"); then
+	# shellcheck disable=SC2046 # a list of words
+	if ! (cyclock_ensure_deps $(cyclock_stage_deps "$arch")); then
 		cyclock_passed=0 cyclock_failed=1 cyclock_skipped=0
 		cyclock_note="missing dependencies"
 		return 0
@@ -266,18 +310,6 @@ cyclock_cross_stage() {
 	return 0
 }
 
-# What scripts/cross.sh ARCH needs; exits 1 (cyclock_ensure_deps) if missing.
-cyclock__cross_deps() {
-	case $1 in
-	aarch64)
-		cyclock_ensure_deps cmake cc make pkg-config aarch64-gcc qemu-user cmocka-arm64 jansson-arm64
-		;;
-	riscv64)
-		cyclock_ensure_deps cmake cc make pkg-config riscv64-gcc qemu-user
-		;;
-	esac
-}
-
 # cyclock_package_stage: the Debian packages, each architecture's built
 # from a clean copy of the tree in a temporary directory and linted: amd64's
 # installed, used and purged (tests/package/test_deb.sh; as root), arm64's
@@ -292,9 +324,8 @@ cyclock_package_stage() {
 		cyclock_failed=1 cyclock_note="needs root on Debian (dpkg -i)"
 		return 0
 	fi
-	if ! (cyclock_ensure_deps cmake cc make g++ pkg-config jansson dh dpkg-buildpackage \
-		lintian systemd-analyze man python3 aarch64-gcc aarch64-g++ riscv64-gcc riscv64-g++ \
-		qemu-user jansson-arm64 pkg-config-arm64 libstdcxx-arm64); then
+	# shellcheck disable=SC2046 # a list of words
+	if ! (cyclock_ensure_deps $(cyclock_stage_deps package)); then
 		cyclock_failed=1 cyclock_note="missing dependencies"
 		return 0
 	fi

@@ -17,6 +17,9 @@
 #            purged (tests/package/test_deb.sh; as root), arm64's and riscv64's
 #            cross-built and used under qemu-user (test_deb_foreign.sh): its
 #            checks are the counts
+# Each stage installs what it needs as it starts (scripts/lib.sh's
+# cyclock_stage_deps; a miss is that stage's failure): "scripts/test.sh
+# --deps" lists it by stage and runs nothing.
 # CYCLOCK_TEST_STAGES="release tsan" runs a subset.  Every stage runs even
 # if one fails; the last line is "N passed, N failed" over all stages, and
 # the exit status is non-zero if anything failed.  A stage whose configure
@@ -26,26 +29,21 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-cyclock_ensure_deps cmake cc make g++ clang pkg-config nm cmocka jansson
-# The preload's quiet start (tests/preload/quiet_start.sh) counts system calls.
-cyclock_ensure_deps strace
-# The cyclock tool's tests: JSON checks, Google Benchmark's compare.py, SVG.
-cyclock_ensure_deps python3 xmllint gbench-compare scipy
-# cyclock info's formats: its JSON schema, OpenMetrics, promtool's lint;
-# the example exporting cyclock_get_state() through prometheus-cpp.
-cyclock_ensure_deps jsonschema prometheus-client promtool prometheus-cpp
-# The Cortex-M3 firmware, built and run in QEMU (a build test).
-cyclock_ensure_deps arm-none-eabi-gcc qemu-system-arm
-# The man pages' lint (a build test).
-cyclock_ensure_deps mandoc
-cyclock_ensure_deps clang-tsan llvm-symbolizer
-# The model stage: Debian's Relacy Race Detector, header-only C++.
-cyclock_ensure_deps relacy
-# The realworld tests (release only): the kernel's timers selftests, built
-# from Debian's linux-source at test time, rt-tests' cyclictest, PostgreSQL,
-# node_exporter's textfile collector reading cyclock info's metrics, Redis
-# and nginx read by cyclock status under the preload.
-cyclock_ensure_deps linux-source cyclictest postgres psycopg2 node-exporter redis-server nginx
+stages=${CYCLOCK_TEST_STAGES:-release asan tsan generic model aarch64 riscv64 package}
+for s in $stages; do
+	cyclock_stage_deps "$s" >/dev/null || {
+		echo "cyclock: unknown stage '$s' in CYCLOCK_TEST_STAGES" \
+			"(release asan tsan generic model aarch64 riscv64 package)" >&2
+		exit 2
+	}
+done
+# --deps: what each stage would install (cyclock_stage_deps), and nothing run.
+if [[ ${1:-} == --deps ]]; then
+	for s in $stages; do
+		echo "$s: $(cyclock_stage_deps "$s")"
+	done
+	exit 0
+fi
 cd "$CYCLOCK_ROOT"
 
 total_passed=0 total_failed=0
@@ -64,6 +62,15 @@ record() {
 
 stage() {
 	local start=$SECONDS
+	# The stage's own requirements (a miss is its failure); the cross and
+	# package stages install theirs themselves.
+	# shellcheck disable=SC2046 # a list of words
+	if [[ $1 != aarch64 && $1 != riscv64 && $1 != package ]] &&
+		! (cyclock_ensure_deps $(cyclock_stage_deps "$1")); then
+		cyclock_passed=0 cyclock_failed=1 cyclock_skipped=0 cyclock_note="missing dependencies"
+		record "$1" "$start"
+		return
+	fi
 	case $1 in
 	release)
 		cyclock_stage release build/release "" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -101,16 +108,11 @@ stage() {
 	package)
 		cyclock_package_stage
 		;;
-	*)
-		echo "cyclock: unknown stage '$1' in CYCLOCK_TEST_STAGES" \
-			"(release asan tsan generic model aarch64 riscv64 package)" >&2
-		exit 2
-		;;
 	esac
 	record "$1" "$start"
 }
 
-for s in ${CYCLOCK_TEST_STAGES:-release asan tsan generic model aarch64 riscv64 package}; do
+for s in $stages; do
 	stage "$s"
 done
 
