@@ -14,8 +14,9 @@
  * behind its own sequence (odd while it is written, so a reader retries:
  * cyclock/latch.h's bump on each side of the write):
  *  - setup: what initialisation decided (and the preload, at load);
- *  - counts: the tracking's counts, written by each resync under the
- *    writer flag.
+ *  - counts: the tracking's counts, written by each resync of
+ *    CLOCK_MONOTONIC's timeline under the writer flag (RAW's are counted
+ *    at the next), in as few stores as they take.
  */
 #ifndef CYCLOCK_STATUS_H
 #define CYCLOCK_STATUS_H
@@ -60,16 +61,14 @@ struct cyclock_status_counts {
 				   * shows its parent's until its own first resync) */
 	uint32_t flags;           /* CYCLOCK_STATUS_LOST */
 	uint32_t kernel_mode;     /* cyclock_now() serves the kernel's clock now */
-	uint32_t written_clock;   /* the clock id written_ns is of (MONOTONIC or RAW) */
-	uint32_t reserved;        /* 0 */
-	uint64_t written_ns;      /* that clock at that resync's sample; 0: none yet */
+	uint64_t written_ns;      /* CLOCK_MONOTONIC at that resync's sample; 0: none yet */
 	uint64_t resyncs;         /* of CLOCK_MONOTONIC's timeline */
 	uint64_t anomalies;       /* times the counter disagreed with the kernel */
 	uint64_t kernel_spells;   /* spells on the kernel's clock, both timelines */
 	uint64_t rate_changes;    /* changes of the kernel's rate followed on the counter */
 	int64_t last_err_ns;      /* cyclock_now() - CLOCK_MONOTONIC at the last resync */
 	uint64_t interval_ns;     /* the resync interval then */
-	double hz;                /* the counter's frequency as now estimated */
+	double ns_per_tick;       /* the counter's period as now estimated (1e9 / Hz) */
 	char kernel_why[96];      /* why the last spell on the kernel's clock; "" */
 };
 

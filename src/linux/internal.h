@@ -233,7 +233,7 @@ struct cyclock_status;
 CYCLOCK_API extern struct cyclock_status cyclock_status;
 void cyclock__status_setup(void);
 void cyclock__status_preload(uint32_t served, bool relaxed, const char *why);
-void cyclock__status_counts(clockid_t id, const struct cyclock__sample *s);
+void cyclock__status_counts(uint64_t ns, bool kernel_mode);
 void cyclock__status_fork_child(void);
 
 /* init.c */

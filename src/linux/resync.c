@@ -41,7 +41,8 @@ static void track_resync(struct cyclock__track *tr, const struct cyclock__sample
 	       sizeof(*tr) - CYCLOCK__TRACK_STATE);
 	if (d.counter_wrong)
 		cyclock_atomic_fetch_add(&cyclock__tracks.anomalies, 1, CYCLOCK_RELAXED);
-	cyclock__status_counts(tr->id, s);
+	if (tr == &cyclock__tracks.mono)
+		cyclock__status_counts(s->ns, d.what == CYCLOCK__KERNEL);
 }
 
 /*

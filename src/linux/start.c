@@ -102,7 +102,7 @@ void cyclock__start_counter(double hz, const struct cyclock__sample *s1,
 	/* The rate's baseline starts at init's first sample. */
 	cyclock__tracks.raw.anchor = cyclock__tracks.raw.mid = cyclock__setup.first_raw;
 	if (held) {
-		cyclock__status_counts(CLOCK_MONOTONIC, &sm); /* the counts from here */
+		cyclock__status_counts(sm.ns, !cyclock__seg_load(&cyclock__mono).horizon_cyc);
 		cyclock__writer_done();
 	}
 	cyclock_atomic_store(&cyclock__setup.using_counter, true, CYCLOCK_SEQ_CST);

@@ -19,7 +19,7 @@
 /* The layout a reader of another build relies on. */
 _Static_assert(offsetof(struct cyclock_status, setup) == 32, "status: setup moved");
 _Static_assert(offsetof(struct cyclock_status, counts) == 520, "status: counts moved");
-_Static_assert(sizeof(struct cyclock_status) == 704, "status: size changed");
+_Static_assert(sizeof(struct cyclock_status) == 696, "status: size changed");
 
 CYCLOCK_API CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) struct cyclock_status cyclock_status = {
 	.magic = CYCLOCK_STATUS_MAGIC,
@@ -33,12 +33,20 @@ CYCLOCK_API CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) struct cyclock_status cyclock_sta
  * the latch's (cyclock/latch.h, whose orders model_latch shows needed):
  * the release fence after the first keeps the part's stores from being
  * seen before it, the release of the second keeps them from being seen
- * after it.  Every writer of a part is the only one at that moment (the
- * comments at each caller say why).
+ * after it.  A part found odd was cut by a raw fork in the parent (a
+ * fork() child clears it first: cyclock__status_fork_child()): it stays
+ * odd, readers keep away, and the write ends it.  Every writer of a part
+ * is the only one at that moment (the comments at each caller say why).
+ * The sequences are plain in the header, whose readers are remote.
  */
-static void begin(uint32_t *seq) /* plain in the header: its readers are remote */
+static void begin(uint32_t *seq)
 {
-	cyclock__latch_bump((CYCLOCK_ATOMIC(uint32_t) *)seq);
+	CYCLOCK_ATOMIC(uint32_t) *s = (CYCLOCK_ATOMIC(uint32_t) *)seq;
+
+	if (cyclock_atomic_load(s, CYCLOCK_RELAXED) & 1)
+		cyclock_atomic_fence(CYCLOCK_RELEASE);
+	else
+		cyclock__latch_bump(s);
 }
 
 static void end(uint32_t *seq)
@@ -104,13 +112,14 @@ void cyclock__status_preload(uint32_t served, bool relaxed, const char *why)
 	end(&p->seq);
 }
 
-/* The kernel_why last copied: a literal's address, so it is copied only
- * when it changes. */
+/* The kernel_why last copied into the counts. */
 static const char *why_copied;
 
-/* A resync's, under the writer flag, once its publish took: the counts,
- * at its sample @s of its clock @id. */
-void cyclock__status_counts(clockid_t id, const struct cyclock__sample *s)
+/* A resync's of CLOCK_MONOTONIC's timeline, under the writer flag, once
+ * its publish took (and the timelines' start's): the counts at its sample
+ * @ns, with @kernel_mode as it decided.  A few stores, no division:
+ * kernel_why is a literal's address, copied only when it changes. */
+void cyclock__status_counts(uint64_t ns, bool kernel_mode)
 {
 	struct cyclock_status_counts *p = &cyclock_status.counts;
 	const struct cyclock__track *m = &cyclock__tracks.mono, *r = &cyclock__tracks.raw;
@@ -119,16 +128,15 @@ void cyclock__status_counts(clockid_t id, const struct cyclock__sample *s)
 	begin(&p->seq);
 	p->pid = cyclock__pid();
 	p->flags = 0;
-	p->kernel_mode = !cyclock__seg_load(&cyclock__mono).horizon_cyc;
-	p->written_clock = (uint32_t)id;
-	p->written_ns = s->ns;
+	p->kernel_mode = kernel_mode;
+	p->written_ns = ns;
 	p->resyncs = m->resyncs;
 	p->anomalies = cyclock_atomic_load(&cyclock__tracks.anomalies, CYCLOCK_RELAXED);
 	p->kernel_spells = m->spells + r->spells;
 	p->rate_changes = m->rate_changes;
 	p->last_err_ns = m->last_err;
 	p->interval_ns = (uint64_t)((double)m->interval * r->rate);
-	p->hz = 1e9 / r->rate;
+	p->ns_per_tick = r->rate;
 	if (why != why_copied) {
 		COPY(p->kernel_why, why);
 		why_copied = why;

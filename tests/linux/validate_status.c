@@ -10,7 +10,9 @@
  * is one write's: all its fields agree with one i, and i never goes back.
  * The reader first finds the block as the tool does, through
  * /proc/self/maps and this program's symbol table (libcyclock.a linked
- * statically), at the address the symbol has here.
+ * statically), at the address the symbol has here.  Before that, a part
+ * left odd by a fork that cut its write is whole again: cleared by a
+ * fork() child's handler, or ended by the next write after a raw fork.
  *
  * Usage: linux_validate_status [seconds]   (default 3)
  */
@@ -32,14 +34,24 @@ static atomic_ulong writes;
 static const char *const why[2] = { "even: a reason of one length",
 				    "odd: a reason of another, longer length than the even one" };
 
+static void pace(uint64_t *seed)
+{
+	uint64_t t0 = cyclock__kernel_ns(CLOCK_MONOTONIC), wait;
+
+	*seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+	wait = (*seed >> 33) % 2000;
+	while (cyclock__kernel_ns(CLOCK_MONOTONIC) - t0 < wait)
+		;
+}
+
 static void *writer(void *arg)
 {
-	struct cyclock__sample s = { 0 };
+	uint64_t seed = 1;
 
 	(void)arg;
 	/* What the status's writers read, set to i before each write; the
-	 * raw track's rate 1 ns per count makes hz 1e9 and interval_ns the
-	 * interval in counts. */
+	 * raw track's rate 1 ns per count makes interval_ns the interval in
+	 * counts. */
 	cyclock__tracks.raw.rate = 1.0;
 	cyclock__tracks.raw.spells = 0;
 	cyclock_atomic_store(&cyclock__setup.using_counter, true, CYCLOCK_RELAXED);
@@ -51,8 +63,7 @@ static void *writer(void *arg)
 		cyclock__tracks.mono.interval = i;
 		cyclock__tracks.mono.kernel_why = why[i & 1];
 		cyclock_atomic_store(&cyclock__tracks.anomalies, i, CYCLOCK_RELAXED);
-		s.ns = i;
-		cyclock__status_counts(CLOCK_MONOTONIC, &s);
+		cyclock__status_counts(i, i & 1);
 		cyclock__setup.init_ns = i;
 		cyclock__setup.hz_hint = (double)i;
 		cyclock__setup.warp_ran = true;
@@ -60,6 +71,10 @@ static void *writer(void *arg)
 		cyclock__setup.why = why[i & 1];
 		cyclock__status_setup();
 		atomic_store_explicit(&writes, i, memory_order_relaxed);
+		/* Up to 2 us between writes, at random: the reader's three
+		 * system calls (1-2 us) fall across writes often, and between
+		 * them often enough to read whole. */
+		pace(&seed);
 	}
 	return NULL;
 }
@@ -77,7 +92,7 @@ int main(int argc, char **argv)
 	double seconds = argc > 1 ? atof(argv[1]) : 3;
 	struct status_of *of = calloc(1, sizeof(*of));
 	struct cyclock_status st;
-	uint64_t last_counts = 0, last_setup = 0, reads = 0;
+	uint64_t last_counts = 0, last_setup = 0, reads = 0, busy = 0;
 	struct timespec t0, t;
 	pthread_t w;
 	char whyread[512];
@@ -97,14 +112,19 @@ int main(int argc, char **argv)
 	if (pthread_create(&w, NULL, writer, NULL))
 		return 1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
+	for (;;) {
 		const struct cyclock_status_counts *c = &st.counts;
 		const struct cyclock_status_setup *p = &st.setup;
-		enum status_err e = status_read_block(getpid(), of->blocks[0].addr, &st, whyread,
-						      sizeof(whyread));
+		enum status_err e;
 
-		if (e == STATUS_BUSY)
-			continue; /* the writer is that fast: said below if always */
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 >= seconds)
+			break;
+		e = status_read_block(getpid(), of->blocks[0].addr, &st, whyread, sizeof(whyread));
+		if (e == STATUS_BUSY) {
+			busy++; /* too few whole reads, if always: said below */
+			continue;
+		}
 		if (e != STATUS_OK) {
 			fprintf(stderr, "validate_status: %s\n", whyread);
 			return 1;
@@ -115,7 +135,7 @@ int main(int argc, char **argv)
 
 			if (c->resyncs != i || c->kernel_spells != i || c->rate_changes != i ||
 			    c->anomalies != i || (uint64_t)c->last_err_ns != i ||
-			    c->interval_ns != i || c->hz != 1e9)
+			    c->interval_ns != i || c->ns_per_tick != 1.0 || c->kernel_mode != (i & 1))
 				fail("counts torn: resyncs against written_ns", c->resyncs, i);
 			if (strcmp(c->kernel_why, why[i & 1]))
 				fail("counts torn: kernel_why against i", strlen(c->kernel_why), i);
@@ -135,16 +155,34 @@ int main(int argc, char **argv)
 				fail("setup went back", i, last_setup);
 			last_setup = i;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 < seconds);
+	}
 	atomic_store(&stop, true);
 	pthread_join(w, NULL);
-	printf("validate_status: %llu reads of %lu writes, %lu torn or back\n",
-	       (unsigned long long)reads, atomic_load(&writes), failures);
+	printf("validate_status: %llu whole reads (%llu busy) of %lu writes, %lu torn or back\n",
+	       (unsigned long long)reads, (unsigned long long)busy, atomic_load(&writes), failures);
 	if (reads < 100 || last_counts == 0 || last_setup == 0) {
 		fprintf(stderr, "validate_status: too few whole reads to say anything\n");
 		return 1;
 	}
+	/* A part a fork cut in the parent, odd: a fork() child's handler
+	 * clears it, marked lost; after a raw fork, the next write ends it. */
+	cyclock_status.counts.seq = 7;
+	cyclock_status.counts.resyncs = 99;
+	cyclock__status_fork_child();
+	if (cyclock_status.counts.seq != 8 || cyclock_status.counts.resyncs ||
+	    !(cyclock_status.counts.flags & CYCLOCK_STATUS_LOST)) {
+		fail("a fork child's odd part: seq, resyncs", cyclock_status.counts.seq,
+		     cyclock_status.counts.resyncs);
+		return 1;
+	}
+	cyclock_status.setup.seq = 9;
+	cyclock__status_setup();
+	if (cyclock_status.setup.seq != 10 || cyclock_status.setup.state != CYCLOCK_STATUS_READY) {
+		fail("a raw fork's odd part, written: seq, state", cyclock_status.setup.seq,
+		     cyclock_status.setup.state);
+		return 1;
+	}
+
 	free(of);
 	return failures ? 1 : 0;
 }

@@ -159,7 +159,7 @@ uint32_t cyclock__pid_fresh(void)
 
 /* The block "cyclock status" reads from outside: no reader in the model
  * (its writes are cyclock/latch.h's bumps, which model_latch checks). */
-void cyclock__status_counts(clockid_t, const struct cyclock__sample *)
+void cyclock__status_counts(uint64_t, bool)
 {
 }
 

@@ -49,7 +49,7 @@ static void text_block(FILE *o, const struct status_of *p, const struct status_b
 	}
 	if (s->flags & CYCLOCK_STATUS_COUNTER) {
 		fprintf(o, "  clocks        on the counter: %s, %.6f MHz (first: %s, %.6f MHz)%s\n",
-			s->counter, (c->hz > 0 ? c->hz : s->hz_hint) / 1e6, s->hz_source,
+			s->counter, (c->ns_per_tick > 0 ? 1e3 / c->ns_per_tick : s->hz_hint / 1e6), s->hz_source,
 			s->hz_hint / 1e6, s->flags & CYCLOCK_STATUS_FORCED ? ", forced" : "");
 		fprintf(o, "  ordered read  %s: %s\n", s->ordered, s->ordered_why);
 	} else {

@@ -31,7 +31,8 @@ static json_t *counts(const struct cyclock_status_counts *c)
 	err |= put_int(o, "rate_changes", (long long)c->rate_changes);
 	err |= put_int(o, "last_error_ns", (long long)c->last_err_ns);
 	err |= put_int(o, "interval_ns", (long long)c->interval_ns);
-	err |= bench_json_put_real(o, "hz", c->hz);
+	if (c->ns_per_tick > 0)
+		err |= bench_json_put_real(o, "hz", 1e9 / c->ns_per_tick);
 	if (age >= 0)
 		err |= bench_json_put_real(o, "last_resync_age_s", age);
 	err |= put_int(o, "written_by_pid", c->pid);

@@ -49,12 +49,12 @@ const char *status_clocks(const struct cyclock_status *st)
 	return st->setup.flags & CYCLOCK_STATUS_COUNTER ? "counter" : "kernel";
 }
 
-/* Seconds since the last resync's sample, by its own clock; -1: none. */
+/* Seconds since the last resync's sample (CLOCK_MONOTONIC); -1: none. */
 double status_age_s(const struct cyclock_status_counts *c)
 {
 	struct timespec ts;
 
-	if (!c->written_ns || clock_gettime((clockid_t)c->written_clock, &ts))
+	if (!c->written_ns || clock_gettime(CLOCK_MONOTONIC, &ts))
 		return -1;
 	return ((double)ts.tv_sec * 1e9 + (double)ts.tv_nsec - (double)c->written_ns) / 1e9;
 }

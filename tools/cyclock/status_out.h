@@ -18,7 +18,7 @@ void status_served(uint32_t served, char *buf, size_t len);
 const char *status_mode(const struct cyclock_status *st);
 /* "counter", "kernel" or "not-initialised". */
 const char *status_clocks(const struct cyclock_status *st);
-/* Seconds since the last resync's sample, by its own clock; -1: none. */
+/* Seconds since the last resync's sample (CLOCK_MONOTONIC); -1: none. */
 double status_age_s(const struct cyclock_status_counts *c);
 /* @n processes' blocks as one JSON array to @out; 0, or -1 after one line why. */
 int status_write_json(FILE *out, const struct status_of *ps, size_t n);
