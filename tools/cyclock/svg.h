@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "svg_font.h" /* the text's measure */
+
 #define SVG_WIDTH 800.0
 #define SVG_MARGIN 8.0 /* the least room between a text and the picture's edge */
 
@@ -37,9 +39,6 @@ int svg_finish(FILE *out, double height, const char *title, const char *body, si
 
 /* ---- text that fits (svg_text.c) ---- */
 
-/* How wide @s is drawn in class @cls, estimated on the wide side (DejaVu
- * Sans's widths, 6 % more): px. */
-double svg_text_width(const char *s, const char *cls);
 /* svg_text(), the text cut at a character boundary with an ellipsis when
  * it is wider than @maxw; returns the width drawn. */
 double svg_text_fit(struct svg *s, double x, double y, const char *cls, double maxw,
