@@ -6,7 +6,7 @@
  *   status_plain   no cyclock: reads clock_gettime() (the preload's, under it)
  *   status_fake    no cyclock, but a block of its own at cyclock_status with
  *                  the version and magic its arguments give: "fake VERSION [MAGIC]"
- * Each prints "ready" once it has read the clock for 20 ms, then reads it
+ * Each prints "ready" once it has read the clock for 50 ms, then reads it
  * every millisecond until killed (or for 60 s).
  */
 #define _GNU_SOURCE
@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 	do {
 		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 		now = read_clock();
-	} while (now - start < 20000000ull);
+	} while (now - start < 50000000ull);
 	puts("ready");
 	fflush(stdout);
 	while (read_clock() - start < 60000000000ull)
