@@ -45,6 +45,14 @@ cli_expect_error() {
 	grep -qE "$re" "$err" || cli_fail "'$*': stderr '$(cat "$err")' !~ $re"
 }
 
+# cli_clock_here NAME: bench --help lists clock NAME, and not as "(not on
+# this machine)", however its description wraps.
+cli_clock_here() {
+	local entry
+	entry=$("$CYCLOCK" bench --help | awk -v n="$1" '/^  [^ ]/ { on = $1 == n } on' | tr -s ' \n' ' ')
+	[[ -n $entry && $entry != *"(not on this machine)"* ]]
+}
+
 # cli_bench SCENARIO JSON ARGS...: runs "cyclock bench" on SCENARIO with
 # ARGS, its results in JSON, its output in $tmp/SCENARIO.out and .err;
 # fails unless it exits 0.

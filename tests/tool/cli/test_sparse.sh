@@ -9,7 +9,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 command -v python3 >/dev/null 2>&1 || { echo "skip: no python3 to read the JSON"; exit 77; }
 floor=ordered_ns
-"$CYCLOCK" bench --help | grep -q '^  ordered_ns .*(not on this machine)$' && floor=
+cli_clock_here ordered_ns || floor=
 
 # check NAME PYTHON: PYTHON over $tmp/NAME.json, with its(name) -> the
 # repetitions' entries of a result, r(name) -> its median aggregate.

@@ -20,7 +20,7 @@ cpus=$(nproc 2>/dev/null || echo 1)
 command -v python3 >/dev/null 2>&1 || { echo "skip: no python3 to read the JSON"; exit 77; }
 # The floor x_floor is vs, or "" in a build without a counter (generic).
 floor=ordered_ns
-"$CYCLOCK" bench --help | grep -q '^  ordered_ns .*(not on this machine)$' && floor=
+cli_clock_here ordered_ns || floor=
 # The bare ordered read of this architecture's counter (arch/'s), or "" in
 # a build without one: a generic build has no counter reads at all.
 ordered=$("$CYCLOCK" bench --help | awk '$1 == "lfence_rdtsc" || $1 == "isb_cntvct" { print $1; exit }')
