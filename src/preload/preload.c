@@ -368,6 +368,7 @@ __attribute__((constructor)) static void preload_init(void)
 {
 	unsigned int mask = wanted_clocks(getenv("CYCLOCK_PRELOAD_CLOCKS"));
 	unsigned int relaxed = wanted_relaxed(getenv("CYCLOCK_PRELOAD_RELAXED"));
+	bool kernel = cyclock__env_source() == FORCE_KERNEL;
 
 	cyclock_atomic_store(&real_gettime, (gettime_fn *)dlsym(RTLD_NEXT, "clock_gettime"),
 			     CYCLOCK_SEQ_CST);
@@ -378,8 +379,6 @@ __attribute__((constructor)) static void preload_init(void)
 	cyclock_atomic_store(&real_time, (time_fn *)dlsym(RTLD_NEXT, "time"), CYCLOCK_SEQ_CST);
 	cyclock_atomic_store(&vdso_gettime, cyclock__vdso_gettime_of(
 			     cyclock_atomic_load(&real_gettime, CYCLOCK_SEQ_CST)), CYCLOCK_SEQ_CST);
-	bool kernel = cyclock__env_source() == FORCE_KERNEL;
-
 	if (kernel)
 		mask = 0;
 	/* Before any read can initialise: the decision's comes after it. */
