@@ -70,6 +70,7 @@ struct cyclock_status_counts {
 	uint64_t interval_ns;     /* the resync interval then */
 	double ns_per_tick;       /* the counter's period as now estimated (1e9 / Hz) */
 	char kernel_why[96];      /* why the last spell on the kernel's clock; "" */
+	char reserved[8];         /* zeros: the block is whole cache lines */
 };
 
 struct cyclock_status {

@@ -19,7 +19,9 @@
 /* The layout a reader of another build relies on. */
 _Static_assert(offsetof(struct cyclock_status, setup) == 32, "status: setup moved");
 _Static_assert(offsetof(struct cyclock_status, counts) == 520, "status: counts moved");
-_Static_assert(sizeof(struct cyclock_status) == 696, "status: size changed");
+_Static_assert(sizeof(struct cyclock_status) == 704, "status: size changed");
+/* Whole lines, aligned: no other data shares the lines a resync writes. */
+_Static_assert(sizeof(struct cyclock_status) % 64 == 0, "status: not whole cache lines");
 
 CYCLOCK_API CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) struct cyclock_status cyclock_status = {
 	.magic = CYCLOCK_STATUS_MAGIC,
