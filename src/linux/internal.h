@@ -3,7 +3,7 @@
  * The hosted layer's internals: which counter to trust and why, its
  * frequency, the resync controller and the coarse ticker.  Nothing here
  * is installed.  Two parts of it have files of their own, included below:
- * writer.h, the resync's values and steps, and world.h, what is asked of
+ * writer.h, the resync's values and steps, and machine.h, what is asked of
  * the machine and the process.
  *
  * The readers' data are the two timelines in cyclock/timeline.h; everything
@@ -166,7 +166,7 @@ struct cyclock__tracks {
 extern struct cyclock__tracks cyclock__tracks;
 #define TRACKS_OFF(field) cyclock_shared(cyclock__tracks.field) /* under the writer flag */
 
-#include "world.h"
+#include "machine.h"
 
 /*
  * trust.c: whether to trust the counter, a decision over what the caller,

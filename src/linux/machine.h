@@ -5,8 +5,8 @@
  * the process (platform.c).  Part of internal.h, which includes it after
  * the shared state: include internal.h, not this.
  */
-#ifndef CYCLOCK_LINUX_WORLD_H
-#define CYCLOCK_LINUX_WORLD_H
+#ifndef CYCLOCK_LINUX_MACHINE_H
+#define CYCLOCK_LINUX_MACHINE_H
 
 /* world.c (sim.c in the simulation): the machine; platform.c: the process
  * (its id, stderr, environment, signal mask, threads). */
@@ -106,4 +106,4 @@ static inline uint64_t cyclock__ordered(void)
 /* warp.c */
 int64_t cyclock__warp_check(const int cpu[2], uint64_t budget_ns, uint64_t *comparisons);
 
-#endif /* CYCLOCK_LINUX_WORLD_H */
+#endif /* CYCLOCK_LINUX_MACHINE_H */
