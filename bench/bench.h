@@ -226,6 +226,9 @@ size_t bench_text_clean(char *dst, size_t size, const char *src);
  * 6, "時計" 4, whatever the program's locale (C included).  Tables pad
  * by it, not by bytes. */
 size_t bench_text_width(const char *s);
+/* report/text.c: the bytes of the character at @s (1 to 4), or 1 for a
+ * byte that starts none: a cut at @s plus it ends between characters. */
+size_t bench_text_char_len(const char *s);
 
 /* report/table.c: the readable table, grouped by scenario, with ratios to
  * the floors where the run has them and a mark on noisy figures. */

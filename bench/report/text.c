@@ -127,6 +127,14 @@ static int fallback_width(long cp)
 	return 1;
 }
 
+size_t bench_text_char_len(const char *s)
+{
+	size_t n;
+
+	utf8_at((const unsigned char *)s, &n);
+	return n;
+}
+
 size_t bench_text_width(const char *s)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;

@@ -50,17 +50,11 @@ static const char *tail_of(const char *path, int depth)
 	return p;
 }
 
-/* The bytes of the character at @s: the text is valid UTF-8, cleaned. */
-static size_t char_len(unsigned char c)
-{
-	return c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
-}
-
 static size_t char_width(const char *s)
 {
 	char one[5] = { 0 };
 
-	memcpy(one, s, char_len((unsigned char)*s));
+	memcpy(one, s, bench_text_char_len(s));
 	return bench_text_width(one);
 }
 
@@ -70,7 +64,7 @@ static size_t head_len(const char *s, size_t cols, size_t bytes)
 	size_t at = 0, w = 0;
 
 	while (s[at]) {
-		size_t n = char_len((unsigned char)s[at]), cw = char_width(s + at);
+		size_t n = bench_text_char_len(s + at), cw = char_width(s + at);
 
 		if (w + cw > cols || at + n > bytes)
 			break;
@@ -99,7 +93,7 @@ static size_t tail_at(const char *s, size_t cols, size_t bytes)
 		at = start;
 	}
 	while (s[at] && char_width(s + at) == 0)
-		at += char_len((unsigned char)s[at]);
+		at += bench_text_char_len(s + at);
 	return at;
 }
 

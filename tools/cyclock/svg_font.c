@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bench.h" /* bench_text_char_len() */
 #include "svg_font.h"
 
 /* DejaVu Sans 2.37's advance widths in thousandths of an em for U+0020
@@ -61,13 +62,6 @@ static void font_of(const char *cls, double *size, bool *is_bold)
 	*is_bold |= strstr(words, " group ") != NULL;
 }
 
-/* The bytes of the UTF-8 character that starts with @c (the text is clean:
- * bench_text_clean() made it valid UTF-8). */
-static size_t char_len(unsigned char c)
-{
-	return c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
-}
-
 /* The width of @s's first @len bytes in class @cls. */
 static double width_of(const char *s, size_t len, const char *cls)
 {
@@ -77,7 +71,7 @@ static double width_of(const char *s, size_t len, const char *cls)
 
 	font_of(cls, &size, &b);
 	w = b ? bold : regular;
-	for (size_t i = 0; i < len; i += char_len((unsigned char)s[i])) {
+	for (size_t i = 0; i < len; i += bench_text_char_len(s + i)) {
 		unsigned char c = (unsigned char)s[i];
 
 		em += c >= 0x20 && c < 0x7f ? w[c - 0x20] / 1000.0 : 1.0;
@@ -98,7 +92,7 @@ size_t svg_text_fit_len(const char *s, const char *cls, double maxw)
 	if (width_of(s, len, cls) <= maxw)
 		return len;
 	while (at < len) {
-		size_t next = at + char_len((unsigned char)s[at]);
+		size_t next = at + bench_text_char_len(s + at);
 
 		if (width_of(s, next, cls) + ell > maxw)
 			break;
