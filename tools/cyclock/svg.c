@@ -68,13 +68,18 @@ void svg_rect(struct svg *s, double x, double y, double w, double h, const char 
 		x, y, w > 0 ? w : 0, h > 0 ? h : 0, fill);
 	if (opacity < 1)
 		fprintf(s->f, " fill-opacity=\"%.2f\"", opacity);
+	svg_close(s, "rect", tip);
+}
+
+void svg_close(struct svg *s, const char *tag, const char *tip)
+{
 	if (!tip) {
 		fputs("/>\n", s->f);
 		return;
 	}
 	fputs("><title>", s->f);
 	svg_escape(s->f, tip);
-	fputs("</title></rect>\n", s->f);
+	fprintf(s->f, "</title></%s>\n", tag);
 }
 
 void svg_line(struct svg *s, double x1, double y1, double x2, double y2, const char *cls)

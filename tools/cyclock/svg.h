@@ -26,6 +26,9 @@ struct svg {
  * a viewer could misread (control characters, bytes that are not UTF-8)
  * made visible by bench_text_clean() ("\x1b"). */
 void svg_escape(FILE *f, const char *s);
+/* Ends an element <@tag whose attributes are written: with @tip as its
+ * tooltip (<title>), or empty when @tip is NULL. */
+void svg_close(struct svg *s, const char *tag, const char *tip);
 /* <text> at (@x, @y) of class @cls (space-separated; NULL: none). */
 void svg_text(struct svg *s, double x, double y, const char *cls, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));

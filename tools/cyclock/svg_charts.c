@@ -217,13 +217,7 @@ static void marker(struct svg *s, unsigned style, double x, double y, const char
 	else
 		fprintf(s->f, "<path d=\"M%.1f %.1fl4 4l-4 4l-4 -4z\"", x, y - 4);
 	fprintf(s->f, " fill=\"%s\"", colour);
-	if (!tip) {
-		fputs("/>\n", s->f);
-		return;
-	}
-	fputs("><title>", s->f);
-	svg_escape(s->f, tip);
-	fprintf(s->f, "</title></%s>\n", tags[shape]);
+	svg_close(s, tags[shape], tip);
 }
 
 /* The stroke of a line of style @style: its colour, width and dashes. */
