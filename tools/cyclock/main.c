@@ -33,14 +33,14 @@ static const struct {
 static void usage(FILE *f)
 {
 	size_t n = sizeof(commands) / sizeof(commands[0]);
+	int col = tool_help_column(&commands[0].name, n, sizeof(commands[0]));
 
 	fputs("usage: cyclock [--quiet] [COMMAND [ARGS...]]\n"
 	      "       cyclock --help | --version\n\n"
 	      "With no command: \"info\", then \"bench --quick\" (under 20 s).\n\n"
 	      "Commands (\"cyclock COMMAND --help\" for each):\n", f);
 	for (size_t i = 0; i < n; i++)
-		tool_help_item(f, tool_help_column(&commands[0].name, n, sizeof(commands[0])),
-			       commands[i].name, commands[i].what);
+		tool_help_item(f, col, commands[i].name, commands[i].what);
 	fputs("\nExit status: 0 success, 1 a measurement or output failed, 2 bad command\n"
 	      "line, 3 unreadable or mismatched input (compare, plot).\n", f);
 }
