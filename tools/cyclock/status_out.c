@@ -7,30 +7,18 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "preload/names.h" /* the names CYCLOCK_PRELOAD_CLOCKS takes */
 #include "status_out.h"
-
-/* The preload's clock ids, as its served bits name them. */
-static const struct {
-	unsigned int id;
-	const char *name;
-} clock_names[] = {
-	{ CLOCK_REALTIME, "realtime" },
-	{ CLOCK_MONOTONIC, "monotonic" },
-	{ CLOCK_MONOTONIC_RAW, "monotonic_raw" },
-	{ CLOCK_REALTIME_COARSE, "realtime_coarse" },
-	{ CLOCK_MONOTONIC_COARSE, "monotonic_coarse" },
-	{ CLOCK_BOOTTIME, "boottime" },
-};
 
 void status_served(uint32_t served, char *buf, size_t len)
 {
 	size_t used = 0;
 
 	buf[0] = 0;
-	for (size_t i = 0; i < sizeof(clock_names) / sizeof(clock_names[0]); i++)
-		if (served & (1u << clock_names[i].id) && used < len)
+	for (size_t i = 0; i < CYCLOCK_PRELOAD_NAMES_N; i++)
+		if (served & (1u << cyclock_preload_names[i].id) && used < len)
 			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "," : "",
-						 clock_names[i].name);
+						 cyclock_preload_names[i].name);
 }
 
 const char *status_mode(const struct cyclock_status *st)
