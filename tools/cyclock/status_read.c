@@ -386,12 +386,15 @@ enum status_err status_read(pid_t pid, struct status_of *out)
 		return e;
 	if (out->n)
 		return STATUS_OK;
-	if (!n_mapped)
-		return proc_state(pid) == 'Z' ? gone(pid, out->why, sizeof(out->why))
-		       : proc_state(pid) ? (say(out->why, sizeof(out->why),
-						"process %d maps no memory (a kernel thread): no cyclock",
-						(int)pid), STATUS_NONE)
-					 : gone(pid, out->why, sizeof(out->why));
+	if (!n_mapped) {
+		char state = proc_state(pid);
+
+		if (!state || state == 'Z') /* exited: gone() says which way */
+			return gone(pid, out->why, sizeof(out->why));
+		say(out->why, sizeof(out->why),
+		    "process %d maps no memory (a kernel thread): no cyclock", (int)pid);
+		return STATUS_NONE;
+	}
 	say(out->why, sizeof(out->why),
 	    "process %d (%s) has no cyclock: none of its objects exports " CYCLOCK_STATUS_SYMBOL
 	    " (not linked with libcyclock, not under the preload, or a static link stripped "
