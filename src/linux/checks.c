@@ -3,7 +3,7 @@
  * What initialisation asks the machine before it decides (trust.c) and
  * starts the timelines (start.c): one list, in the order it is asked (the
  * machine's record, CPUID's leaves it did not answer, the kernel's
- * clocksource, adjtimex's word, the ordered reads' timing).  A lazy
+ * clocksource, the ordered reads' timing).  A lazy
  * initialisation's reads ask one item each, however far apart they come
  * (cyclock__check_next(): each costs a read a few microseconds, where all
  * at once cost one read tens), and cyclock_init() asks them all
@@ -70,18 +70,6 @@ static bool counter_used(const struct cyclock__asked *q)
 	return q->clocksource_asked && q->clocksource == CYCLOCK__CS_THIS;
 }
 
-/* adjtimex's word for MONOTONIC's first rate (start.c). */
-static bool adj_pending(const struct cyclock__asked *q)
-{
-	return counter_used(q) && !q->adj_ns;
-}
-
-static void adj(struct cyclock__asked *q)
-{
-	cyclock__kernel_adj(&q->adj);
-	q->adj_ns = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW);
-}
-
 /* The ordered reads timed against each other (ordered.c). */
 static bool timing_pending(const struct cyclock__asked *q)
 {
@@ -96,8 +84,7 @@ static void timing(struct cyclock__asked *q)
 
 static const struct check list[] = {
 	{ record_pending, record },           { leaf_pending, leaf },
-	{ clocksource_pending, clocksource }, { adj_pending, adj },
-	{ timing_pending, timing },
+	{ clocksource_pending, clocksource }, { timing_pending, timing },
 };
 #define N_CHECKS (sizeof(list) / sizeof(list[0]))
 

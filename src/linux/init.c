@@ -138,8 +138,7 @@ static void second_half(void)
 	t = cyclock__trust(a);
 	decided(&t);
 	if (t.use_counter)
-		cyclock__start_counter(a->hz, &s1, scratch.q.adj_ns ? &scratch.q.adj : NULL,
-				       scratch.q.adj_ns);
+		cyclock__start_counter(a->hz, &s1);
 	if (t.local_percpu)
 		cyclock_atomic_store(&cyclock__setup.local_percpu, cyclock__local_init(a->hz) == 0,
 				     CYCLOCK_SEQ_CST);

@@ -15,7 +15,6 @@
 #include <pthread.h>
 #include <sys/types.h>
 #include <signal.h>
-#include <sys/timex.h>
 #include <time.h>
 
 /* The arch header's CPUID answered from a cache (platform.c), each leaf
@@ -55,7 +54,15 @@ void cyclock__cpuid(unsigned int leaf, unsigned int r[4]);
 				   * this large is followed on the counter (larger: kernel mode) */
 #define CYCLOCK_CORRECT_PPM 500.0 /* an error beyond the noise is taken back this fast, */
 #define CYCLOCK_GENTLE_NS (32 * NSEC_PER_USEC * 1000) /* one within it over this long */
-#define CYCLOCK_AGREE_PPM 5.0     /* a measured rate this close to adjtimex's: take adjtimex's */
+#define CYCLOCK_AGREE_PPM 5.0     /* a measured rate this close to the stated: take the stated */
+/* MONOTONIC's rate over RAW's (rate.c): not known before a first
+ * measurement; an offset this far beyond the brackets is no change (the
+ * kernel's own steering of its multiplier keeps within it); a ratio
+ * measured this well over the rate's baseline is taken, even if the one
+ * in use was measured better (the baseline moves on). */
+#define CYCLOCK_RATIO_UNKNOWN 1e9
+#define CYCLOCK_RATIO_SLACK_NS 5.0
+#define CYCLOCK_RATIO_GOOD_PPM 0.5
 /* The rate's baseline: long enough to average the brackets' noise out,
  * short enough to follow NTP. */
 #define CYCLOCK_RATE_MIN_NS (50 * NSEC_PER_USEC * 1000) /* none shorter (the first rate until) */
@@ -70,8 +77,6 @@ void cyclock__cpuid(unsigned int leaf, unsigned int r[4]);
 #define CYCLOCK_QUICK_NS (250 * NSEC_PER_USEC) /* so the interval is at most this */
 /* REALTIME and BOOTTIME: their offsets from MONOTONIC, measured this often. */
 #define CYCLOCK_OFFSETS_NS (32 * NSEC_PER_USEC * 1000)
-/* adjtimex(2)'s nominal tick: us per 1/100 s, at which the tick adds nothing. */
-#define CYCLOCK_NOMINAL_TICK 10000
 /* Kernel-mode spells in a row, each within CYCLOCK_RECENT_NS of the last,
  * double the steadiness asked before the counter takes over again, up to
  * this many times (2^6: 64 windows' worth). */
@@ -209,8 +214,6 @@ struct cyclock__asked {
 	bool clocksource_asked;
 	int clocksource;           /* CYCLOCK__CS_* */
 	char clocksource_name[32];
-	struct cyclock__kadj adj;  /* adjtimex's word for MONOTONIC */
-	uint64_t adj_ns;           /* when (MONOTONIC_RAW); 0: not asked */
 };
 bool cyclock__check_next(struct cyclock__asked *q); /* false: nothing left */
 void cyclock__check_rest(struct cyclock__asked *q);
@@ -222,10 +225,9 @@ void cyclock__check_warp(struct cyclock__answers *a);
 
 /* start.c: how the timelines start, in kernel mode with the offsets
  * (first half), then on the counter at @hz from init's first sample and
- * @s1 (second half); @adj: adjtimex's word asked ahead at @adj_ns, or NULL. */
+ * @s1 (second half). */
 void cyclock__start_kernel_mode(void);
-void cyclock__start_counter(double hz, const struct cyclock__sample *s1,
-			    const struct cyclock__kadj *adj, uint64_t adj_ns);
+void cyclock__start_counter(double hz, const struct cyclock__sample *s1);
 
 /* status.c: the block "cyclock status" reads (cyclock/status.h),
  * exported. */

@@ -109,24 +109,26 @@ struct cyclock__decision cyclock__enter_kernel(struct cyclock__track *tr,
  * Kernel mode: is the kernel's rate steady?  Two windows of at least
  * CYCLOCK_STEADY_NS (doubled for each spell in a row, CYCLOCK_STREAK_MAX times at most: a
  * kernel whose rate keeps changing keeps being served) whose rates agree
- * within CYCLOCK_STEADY_PPM (plus their brackets' noise), with adjtimex
- * saying the same all along.  Then the counter takes over at the rate
+ * within CYCLOCK_STEADY_PPM (plus their brackets' noise), with the
+ * kernel's clocks showing no change of its rate all along (@moved: one
+ * now).  Then the counter takes over at the rate
  * over both; until then the same floor, new offsets, the next look later.
  */
 struct cyclock__decision cyclock__kernel_step(struct cyclock__track *tr,
 					      const struct cyclock__segv *cur,
 					      const struct cyclock__sample *s, uint64_t cw,
-					      bool adj_moved)
+					      bool moved)
 {
 	int64_t span = (int64_t)(s->ns - tr->win.ns);
 	struct cyclock__decision d = { CYCLOCK__KERNEL, kernel_segment(tr->counts, cur, cw), NULL, false };
 	double r, noise;
 
-	if (adj_moved) {
+	tr->last = *s; /* the ratio's next interval starts here (rate.c) */
+	if (moved) {
 		tr->win = tr->anchor = *s;
 		tr->win_rate = 0;
 	}
-	if (adj_moved || span < (int64_t)(CYCLOCK_STEADY_NS << tr->streak))
+	if (moved || span < (int64_t)(CYCLOCK_STEADY_NS << tr->streak))
 		return d;
 	r = (double)span / (double)(s->cyc - tr->win.cyc);
 	noise = (double)(s->width + 2 * tr->win.width + tr->anchor.width) * r / (double)span;

@@ -10,7 +10,6 @@
 
 /* world.c (sim.c in the simulation): the machine; platform.c: the process
  * (its id, stderr, environment, signal mask, threads). */
-int cyclock__adjtimex(struct timex *tx);
 typedef int cyclock__gettime_fn(clockid_t id, struct timespec *ts);
 #ifdef CYCLOCK_SIM
 int cyclock__kernel_gettime(clockid_t id, struct timespec *ts);
@@ -29,7 +28,6 @@ static inline int cyclock__kernel_gettime(clockid_t id, struct timespec *ts)
 	return vdso ? vdso(id, ts) : cyclock__next_gettime(id, ts);
 }
 #endif
-void cyclock__kernel_adj(struct cyclock__kadj *a);
 uint32_t cyclock__pid(void);
 uint32_t cyclock__pid_fresh(void);     /* the kernel's answer, cached: a system call */
 void cyclock__pid_forget(void);          /* a child of fork(), in the handler */

@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the hosted layer needs of the process: adjtimex(2)'s word on the
- * kernel's rate (from world.c, or sim.c in the simulation), the process
- * id's cache, one-line messages on stderr, the environment
+ * What the hosted layer needs of the process: the process id's cache, one-line messages on stderr, the environment
  * (CYCLOCK_SOURCE, CYCLOCK_ORDERED_READ), the shield around
  * initialisation, and the library's own threads.  Everything here is
  * async-signal-safe except where noted, since a reader's first call
@@ -21,27 +19,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/timex.h>
 #include <unistd.h>
 
 #include "internal.h"
-
-/* What adjtimex(2) with modes 0 (a read: allowed to everyone) says of the
- * kernel's rate; known is false where it fails (a seccomp filter). */
-void cyclock__kernel_adj(struct cyclock__kadj *a)
-{
-	struct timex tx;
-	int saved = errno;
-
-	memset(&tx, 0, sizeof(tx));
-	a->known = cyclock__adjtimex(&tx) >= 0;
-	errno = saved;
-	a->tick = a->known ? tx.tick : CYCLOCK_NOMINAL_TICK;
-	a->freq = tx.freq;
-	a->offset = tx.offset;
-	a->constant = tx.constant;
-	a->status = tx.status;
-}
 
 /* What file descriptor 2 was when the library was loaded (its device and
  * inode), so that nothing is written into a file a program opened after

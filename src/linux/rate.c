@@ -1,14 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the writer knows of the kernel's rate: adjtimex's statement of it,
- * the rate measured against the counter over a baseline of 0.5 to 1 s,
- * which of the two to take, how the resync interval adapts, and how far
- * the rate's own uncertainty lets the timeline drift (track.c's decisions
- * rest on these).
+ * What the writer knows of the kernel's rate: its own clocks' statement of
+ * it (MONOTONIC's rate over RAW's, no system call), the rate measured
+ * against the counter over a baseline of 0.5 to 1 s, which of the two to
+ * take, how the resync interval adapts, and how far the rate's own
+ * uncertainty lets the timeline drift (track.c's decisions rest on these).
  */
-#define _GNU_SOURCE
-#include <sys/timex.h>
-
 #include "internal.h"
 
 uint32_t cyclock__mult_of(double ns_per_cyc, uint32_t shift)
@@ -18,40 +15,33 @@ uint32_t cyclock__mult_of(double ns_per_cyc, uint32_t shift)
 	return m >= (double)UINT32_MAX ? UINT32_MAX : m <= 0 ? 0 : (uint32_t)m;
 }
 /*
- * The kernel's CLOCK_MONOTONIC rate over its RAW rate as adjtimex states
- * it, in ppm: the tick (us per 1/100 s; CYCLOCK_NOMINAL_TICK), the frequency
- * (ppm << 16) and the PLL's offset slew this second (the offset shifted
- * right by SHIFT_PLL (2) plus the time constant, as kernel/time/ntp.c
- * takes it each second, from what adjtimex shows left).  adjtime()'s
- * slews do not show here.
+ * MONOTONIC's rate over RAW's from sample @a to sample @b (later), in
+ * ppm, and how far off it may be (@unc, ppm): each RAW - MONOTONIC offset
+ * is within half its bracket (and a ns of rounding), and both clocks are
+ * the kernel's reading of one counter, so no read of ours is in it.
  */
-double cyclock__adj_ppm(const struct cyclock__kadj *a)
+static double ratio_between(const struct cyclock__sample *a, const struct cyclock__sample *b,
+			    double *unc)
 {
-	double ppm = (double)(a->tick - CYCLOCK_NOMINAL_TICK) * 100.0 + (double)a->freq / 65536.0;
+	double span = (double)(b->ns - a->ns);
 
-	if ((a->status & STA_PLL) && a->offset && a->constant >= 0 && a->constant < 40) {
-		double off_ns = (a->status & STA_NANO) ? (double)a->offset : a->offset * 1e3;
-
-		/* The offset shown is what is left after this second's chunk:
-		 * chunk = (left + chunk) >> shift, so chunk = left / (2^shift - 1). */
-		ppm += off_ns / (double)((1ull << (2 + a->constant)) - 1) / 1e3;
-	}
-	return ppm;
+	*unc = ((double)(a->raw_w + b->raw_w) / 2 + 2) / span * 1e6;
+	return (double)(int64_t)(a->raw_off - b->raw_off) / span * 1e6;
 }
 /*
- * CLOCK_MONOTONIC's rate as adjtimex states it: RAW's (which never
- * changes, so its estimate has the longest baseline) times the stated
- * ratio.  0 if adjtimex is not known, or for the RAW timeline.
+ * CLOCK_MONOTONIC's rate as the kernel's clocks state it: RAW's (which
+ * never changes, so its estimate has the longest baseline) times the
+ * ratio.  0 while the ratio is not known yet, and for the RAW timeline.
  */
 double cyclock__stated_rate(const struct cyclock__track *tr)
 {
-	if (tr->id != CLOCK_MONOTONIC || !tr->adj.known)
+	if (tr->id != CLOCK_MONOTONIC || tr->ratio_unc >= CYCLOCK_RATIO_UNKNOWN)
 		return 0;
-	return tr->raw->rate * (1 + tr->adj_ppm * 1e-6);
+	return tr->raw->rate * (1 + tr->ratio_ppm * 1e-6);
 }
 /* @measured, or the stated rate if it agrees within CYCLOCK_AGREE_PPM:
- * the measurement checks the statement (adjtime()'s slews are not in it),
- * the statement is the better figure. */
+ * the measurement checks the statement (RAW's rate, which it rests on, is
+ * an estimate too), the statement is the better figure. */
 double cyclock__best_rate(const struct cyclock__track *tr, double measured)
 {
 	double stated = cyclock__stated_rate(tr);
@@ -65,17 +55,24 @@ double cyclock__best_rate(const struct cyclock__track *tr, double measured)
  * anchor to the newest sample.  The anchor is 0.5 to 1 s old once that
  * much has passed: long enough for the brackets' noise to average out,
  * short enough to follow NTP.  Not before 50 ms (the initial rate is
- * better until then), nor for 500 ms after a change adjtimex stated (the
- * stated rate is: a baseline of 50 ms is 1 ppm of noise).
+ * better until then), nor for 500 ms after a change the kernel's clocks
+ * showed (the stated rate is, as its ratio is measured again over a
+ * longer baseline: a baseline of 50 ms is 1 ppm of noise).
  */
 void cyclock__take_rate(struct cyclock__track *tr, const struct cyclock__sample *s)
 {
+	double stated = cyclock__stated_rate(tr);
+
 	tr->last = *s;
 	if (s->ns - tr->mid.ns >= CYCLOCK_RATE_SPAN_NS / 2) {
 		tr->anchor = tr->mid;
 		tr->mid = *s;
 	}
-	if (s->ns - tr->anchor.ns < CYCLOCK_RATE_MIN_NS || (int64_t)(s->ns - tr->hold_ns) < 0)
+	if ((int64_t)(s->ns - tr->hold_ns) < 0 && stated > 0) {
+		tr->rate = stated;
+		return;
+	}
+	if (s->ns - tr->anchor.ns < CYCLOCK_RATE_MIN_NS)
 		return;
 	tr->rate = cyclock__best_rate(tr, (double)(s->ns - tr->anchor.ns) /
 						  (double)(s->cyc - tr->anchor.cyc));
@@ -106,27 +103,64 @@ void cyclock__adapt_interval(struct cyclock__track *tr, uint64_t abs_err, uint64
 	if (tr->interval < tr->counts->quick_int_cyc)
 		tr->interval = tr->counts->quick_int_cyc;
 }
-/*
- * Has the kernel's rate changed?  adjtimex's word first: a change within
- * CYCLOCK_FOLLOW_PPM is followed at once at the stated rate (the kernel
- * takes it up at its next tick); a larger one is not.  Returns false if
- * the timeline must go to kernel mode.
- */
-bool cyclock__follow_adj(struct cyclock__track *tr, const struct cyclock__kadj *a, bool *moved)
+/* Whether the RAW - MONOTONIC offset of @s is where the ratio in use puts
+ * it from the last sample's: within both brackets, the ratio's own
+ * uncertainty over the interval, and CYCLOCK_RATIO_SLACK_NS. */
+static bool ratio_holds(const struct cyclock__track *tr, const struct cyclock__sample *s)
 {
-	double now = a->known ? cyclock__adj_ppm(a) : tr->adj_ppm, d = now - tr->adj_ppm, stated;
+	const struct cyclock__sample *last = &tr->last;
+	double span = (double)(s->ns - last->ns);
+	double off = (double)(int64_t)(last->raw_off - s->raw_off) - tr->ratio_ppm * 1e-6 * span;
 
-	*moved = a->known && (cyclock__absd(d) > 0.01 || a->tick != tr->adj.tick);
-	if (!*moved)
+	return cyclock__absd(off) <= (double)(last->raw_w + s->raw_w) / 2 + CYCLOCK_RATIO_SLACK_NS +
+					     tr->ratio_unc * 1e-6 * span;
+}
+
+/*
+ * Has the kernel's rate changed?  Its own clocks say, with no system
+ * call: MONOTONIC's rate over RAW's (which nothing disciplines), from the
+ * RAW - MONOTONIC offsets the samples carry.  While the offset moved over
+ * the last interval as the ratio in use says, it has not, and the ratio
+ * is measured again over the rate's baseline (0.5 to 1 s, or since the
+ * last change: a change too small to show in one interval is taken up
+ * within a second); the first such measurement makes the ratio known, and
+ * the rate with it.  Beyond, it has: the new ratio is the last
+ * interval's (a change within that interval shows again at the next
+ * resync, and is followed again).  A change within CYCLOCK_FOLLOW_PPM is
+ * followed at once; a larger one is not: returns false, for kernel mode.
+ * *@moved: it changed.  RAW's track has no ratio, and never moves.
+ */
+bool cyclock__follow_kernel(struct cyclock__track *tr, const struct cyclock__sample *s, bool *moved)
+{
+	const struct cyclock__sample *base = &tr->anchor;
+	bool known = tr->ratio_unc < CYCLOCK_RATIO_UNKNOWN, followed;
+	double unc, r;
+
+	*moved = false;
+	if (tr->id != CLOCK_MONOTONIC || !s->raw_w || !tr->last.raw_w || s->ns <= tr->last.ns)
 		return true;
-	tr->adj = *a;
-	tr->adj_ppm = now;
-	if (cyclock__absd(d) > CYCLOCK_FOLLOW_PPM)
-		return false;
-	stated = cyclock__stated_rate(tr);
-	tr->rate = stated > 0 ? stated : tr->rate * (1 + now * 1e-6) / (1 + (now - d) * 1e-6);
-	tr->rate_changes++;
-	return true;
+	if (!known || ratio_holds(tr, s)) {
+		if (!base->raw_w || base->ns >= tr->last.ns)
+			base = &tr->last;
+		r = ratio_between(base, s, &unc);
+		if (unc < tr->ratio_unc || unc < CYCLOCK_RATIO_GOOD_PPM) {
+			tr->ratio_ppm = r;
+			tr->ratio_unc = unc;
+		}
+		if (!known)
+			tr->rate = cyclock__stated_rate(tr);
+		return true;
+	}
+	r = ratio_between(&tr->last, s, &unc);
+	*moved = true;
+	followed = cyclock__absd(r - tr->ratio_ppm) <= CYCLOCK_FOLLOW_PPM;
+	tr->ratio_ppm = r;
+	tr->ratio_unc = unc;
+	if (followed) {
+		tr->rate = cyclock__stated_rate(tr);
+		tr->rate_changes++;
+	}
+	return followed;
 }
 /*
  * How far the timeline may have drifted from the kernel's clock over @gap

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A resync, the writer's side of the timelines' protocol: sample the
- * kernel's clock against the counter (and ask adjtimex(2) when it must),
- * take the writer flag, let cyclock__decide() (track.c) say what the
- * timeline publishes next, and publish it (cyclock__publish(),
- * segment.c).  Which read resyncs, and why a writer abandoned anywhere
+ * kernel's clock against the counter, take the writer flag, let
+ * cyclock__decide() (track.c) say what the timeline publishes next, and
+ * publish it (cyclock__publish(), segment.c).  Which read resyncs, and why a writer abandoned anywhere
  * leaves nothing to repair, are docs/hosted.md's ("Tracking the kernel's
  * clocks").  The model checker runs this file as it is
  * (tests/model/model_publish.cpp, docs/model.md).
@@ -23,7 +22,7 @@
  * written again.  The caller holds the writer flag.
  */
 static void track_resync(struct cyclock__track *tr, const struct cyclock__sample *s,
-			 const struct cyclock__kadj *a, const uint64_t *off, bool went_back)
+			 const uint64_t *off, bool went_back)
 {
 	struct cyclock__segv cur = cyclock__seg_load(tr->tl);
 	struct cyclock__track next = *tr;
@@ -32,7 +31,7 @@ static void track_resync(struct cyclock__track *tr, const struct cyclock__sample
 
 	if (tr->raw == tr) /* RAW's track is its own rate's */
 		next.raw = &next;
-	d = cyclock__decide(&next, &cur, s, cyclock__ordered(), a, off, went_back);
+	d = cyclock__decide(&next, &cur, s, cyclock__ordered(), off, went_back);
 	took = d.what == CYCLOCK__FRESH ? cyclock__start_fresh(&next, s, &d.seg)
 					: cyclock__publish(tr->tl, &d.seg);
 	if (!took)
@@ -43,30 +42,6 @@ static void track_resync(struct cyclock__track *tr, const struct cyclock__sample
 		cyclock_atomic_fetch_add(&cyclock__tracks.anomalies, 1, CYCLOCK_RELAXED);
 	if (tr == &cyclock__tracks.mono)
 		cyclock__status_counts(s->ns, d.what == CYCLOCK__KERNEL);
-}
-
-/*
- * Before the flag, from the published segment alone (the writer's fields
- * are not ours to read yet): kernel mode, or the counter's time at sample
- * @s further from the kernel's than the decision takes for noise (a
- * sample's, the bracket's width, and the drift the rate's uncertainty
- * allows past the horizon: cyclock__decide()'s slack).  Only then is
- * adjtimex asked: a young rate estimate is no reason for a system call.
- */
-static bool looks_off(const struct cyclock__timeline *tl, const struct cyclock__sample *s)
-{
-	struct cyclock__segv v = cyclock__seg_load(tl);
-	uint32_t shift = cyclock_atomic_load(&tl->shift, CYCLOCK_RELAXED), frac;
-	uint64_t our, width_ns = (uint64_t)(((unsigned __int128)s->width * v.mult_rate) >> shift);
-	int64_t e, past = (int64_t)(s->cyc - v.cyc - v.horizon_cyc);
-	double past_ns = past > 0 ? (double)past * v.mult_rate / (double)(1ull << shift) : 0;
-	uint64_t drift = cyclock__drift_ns(past_ns, v.drift_ppb);
-
-	if (!v.horizon_cyc)
-		return true;
-	cyclock__seg_at(&v, shift, s->cyc, &our, &frac);
-	e = (int64_t)(our - s->ns);
-	return (uint64_t)(e < 0 ? -e : e) > CYCLOCK_NOISE_NS + width_ns + drift;
 }
 
 /* The writer flag holds the process id of its holder: one left behind by
@@ -114,7 +89,6 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded)
 {
 	struct cyclock__sample s;
 	struct cyclock__offsets o;
-	struct cyclock__kadj a = { 0 };
 	bool mono = tr->id == CLOCK_MONOTONIC, offsets;
 	uint64_t off[2];
 	struct cyclock__shield shield;
@@ -130,12 +104,6 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded)
 	if (offsets)
 		cyclock__offsets_read(&o, false);
 	cyclock__sample(tr->id, &s);
-	/* adjtimex costs 1.4 us here, 40 times the kernel clock's read: asked
-	 * in kernel mode, and when the sample is off. */
-	if (mono && looks_off(tr->tl, &s))
-		cyclock__kernel_adj(&a);
-	else
-		a.known = false;
 	if (shielded)
 		cyclock__shield(&shield);
 	if (!cyclock__writer_try()) {
@@ -157,7 +125,7 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded)
 	}
 	off[0] = TRACKS_OFF(off_real);
 	off[1] = TRACKS_OFF(off_boot);
-	track_resync(tr, &s, mono ? &a : &tr->adj, mono ? off : NULL, went_back);
+	track_resync(tr, &s, mono ? off : NULL, went_back);
 	cyclock__writer_done();
 	if (shielded)
 		cyclock__unshield(&shield);

@@ -6,10 +6,16 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
+static uint64_t offset_to_mono(clockid_t id, uint64_t *width, int min);
+
 /* The tightest of up to three brackets (counter, kernel clock, counter):
- * the first one tight enough (host.tight_cyc, 150 ns) ends the search. */
+ * the first one tight enough (host.tight_cyc, 150 ns) ends the search.
+ * CLOCK_MONOTONIC's carries RAW - MONOTONIC, from one (MONOTONIC, RAW,
+ * MONOTONIC) bracket within 1 us, three vDSO reads: MONOTONIC's rate over
+ * RAW's is the kernel's word on its rate (rate.c). */
 void cyclock__sample(clockid_t id, struct cyclock__sample *s)
 {
+	s->raw_w = 0;
 	s->width = UINT64_MAX;
 	for (int i = 0; i < 3 && s->width > cyclock__setup.counts.tight_cyc; i++) {
 		uint64_t c1 = cyclock__ordered();
@@ -22,6 +28,10 @@ void cyclock__sample(clockid_t id, struct cyclock__sample *s)
 			s->cyc = c1 + s->width / 2;
 			s->ns = ns;
 		}
+	}
+	if (id == CLOCK_MONOTONIC) {
+		s->raw_off = offset_to_mono(CLOCK_MONOTONIC_RAW, &s->raw_w, 1);
+		s->raw_w++; /* a ns of rounding; and never 0, which says "not read" */
 	}
 }
 

@@ -2,7 +2,7 @@
 /*
  * The simulated world (libcyclock_sim.a only): what world.c asks of the
  * machine, answered from the test (cyclock/arch/sim.h, tests/linux/
- * sim_world.h): the kernel's clocks and adjtimex, the counter's
+ * sim_world.h): the kernel's clocks, the counter's
  * properties, the kernel's clocksource, the CPUs allowed; and
  * cyclock__sim_reset(), which forgets everything between tests.
  */
@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/timex.h>
 
 #include "internal.h"
 
@@ -25,9 +24,6 @@ int cyclock__kernel_gettime(clockid_t id, struct timespec *ts)
 	return cyclock_sim_clock_gettime(id, ts);
 }
 
-/* A test that simulates adjtimex defines this; the others have none. */
-__attribute__((weak)) int cyclock_sim_adjtimex(struct timex *tx);
-
 /* A test that has other threads' reads come between a publish's raise and
  * its swap defines this (tests/linux/sim_world.h); the others have none. */
 __attribute__((weak)) void cyclock_sim_before_swap(void);
@@ -36,15 +32,6 @@ void cyclock__sim_before_swap(void)
 {
 	if (cyclock_sim_before_swap)
 		cyclock_sim_before_swap();
-}
-
-int cyclock__adjtimex(struct timex *tx)
-{
-	if (!cyclock_sim_adjtimex) {
-		errno = ENOSYS;
-		return -1;
-	}
-	return cyclock_sim_adjtimex(tx);
 }
 
 bool cyclock__cpuid_ahead(void)

@@ -61,10 +61,8 @@ static void setup_scale(double hz)
 	}
 }
 
-/* From init's first sample (setup.first_raw) and @s1, taken @hz apart;
- * @adj: adjtimex's word asked ahead at @adj_ns (MONOTONIC_RAW), or NULL. */
-void cyclock__start_counter(double hz, const struct cyclock__sample *s1,
-			    const struct cyclock__kadj *adj, uint64_t adj_ns)
+/* From init's first sample (setup.first_raw) and @s1, taken @hz apart. */
+void cyclock__start_counter(double hz, const struct cyclock__sample *s1)
 {
 	struct cyclock__sample sm;
 	struct cyclock__offsets o;
@@ -93,12 +91,8 @@ void cyclock__start_counter(double hz, const struct cyclock__sample *s1,
 	 * tracking are whole (it reads on, capped, meanwhile).  Nobody else
 	 * can hold it yet, but a raw fork's child of ours may find it held. */
 	held = cyclock__writer_try();
-	/* MONOTONIC runs at RAW's rate times what adjtimex says (track.c):
-	 * the word asked ahead, if no older than the first segment's length
-	 * (a change since is one during that segment, which its resync finds). */
-	cyclock__track_start(&cyclock__tracks.mono, &sm,
-			     adj && s1->ns - adj_ns <= CYCLOCK_MIN_INTERVAL_NS ? adj : NULL);
-	cyclock__track_start(&cyclock__tracks.raw, s1, NULL);
+	cyclock__track_start(&cyclock__tracks.mono, &sm);
+	cyclock__track_start(&cyclock__tracks.raw, s1);
 	/* The rate's baseline starts at init's first sample. */
 	cyclock__tracks.raw.anchor = cyclock__tracks.raw.mid = cyclock__setup.first_raw;
 	if (held) {

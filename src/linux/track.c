@@ -9,26 +9,18 @@
  */
 #include "internal.h"
 
-void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sample *s,
-			  const struct cyclock__kadj *adj)
+void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sample *s)
 {
 	struct cyclock__segv zero = { 0 };
 
 	cyclock_atomic_store(&tr->tl->shift, tr->counts->shift, CYCLOCK_RELAXED);
 	zero.off_real = tr->id == CLOCK_MONOTONIC ? TRACKS_OFF(off_real) : 0;
 	zero.off_boot = tr->id == CLOCK_MONOTONIC ? TRACKS_OFF(off_boot) : 0;
-	/* MONOTONIC runs at RAW's rate times what adjtimex states (both
-	 * start at the same rate, start.c): @adj, or asked now; nothing
-	 * disciplines RAW, so it asks no adjtimex (a system call). */
-	if (tr->id == CLOCK_MONOTONIC && adj)
-		tr->adj = *adj;
-	else if (tr->id == CLOCK_MONOTONIC)
-		cyclock__kernel_adj(&tr->adj);
-	else
-		tr->adj = (struct cyclock__kadj){ .known = false, .tick = CYCLOCK_NOMINAL_TICK };
-	tr->adj_ppm = tr->adj.known ? cyclock__adj_ppm(&tr->adj) : 0;
-	if (cyclock__stated_rate(tr) > 0)
-		tr->rate = cyclock__stated_rate(tr);
+	/* MONOTONIC runs at RAW's rate times a ratio the kernel's clocks show
+	 * from @s on (rate.c): until it is measured, at RAW's rate (both start
+	 * at the same rate, start.c). */
+	tr->ratio_ppm = 0;
+	tr->ratio_unc = CYCLOCK_RATIO_UNKNOWN;
 	/* Kernel mode's first window, should the fresh segment not take (the
 	 * timeline then stays in kernel mode and looks again later). */
 	tr->win = tr->anchor = tr->mid = tr->last = *s;
@@ -114,11 +106,12 @@ static struct cyclock__segv next_segment(const struct cyclock__track *tr,
 
 /*
  * Whether to leave the counter, from the error @e (ns, ours - kernel) and
- * what adjtimex said (@moved: the rate changed, @followed: by at most
- * CYCLOCK_FOLLOW_PPM).  An error beyond CYCLOCK_WRONG_NS that adjtimex does not
- * explain means the counter went wrong; two in a row beyond the noise,
- * that the kernel's rate changed without adjtimex saying so (adjtime()'s
- * slews).  Returns why, or NULL to stay.
+ * what the kernel's clocks said of its rate (@moved: it changed,
+ * @followed: by at most CYCLOCK_FOLLOW_PPM).  An error beyond
+ * CYCLOCK_WRONG_NS that the kernel's rate does not explain means the
+ * counter went wrong; two in a row beyond the noise, that the counter and
+ * the kernel drifted apart (the counter, or RAW's rate estimate).
+ * Returns why, or NULL to stay.
  */
 static const char *leave_counter(struct cyclock__track *tr, int64_t e, uint64_t slack, bool moved,
 				 bool followed, bool *counter_wrong)
@@ -136,12 +129,12 @@ static const char *leave_counter(struct cyclock__track *tr, int64_t e, uint64_t 
 		tr->strikes = 0;
 		return NULL;
 	}
-	return ++tr->strikes >= 2 ? "the kernel's rate changed (adjtimex did not say)" : NULL;
+	return ++tr->strikes >= 2 ? "the counter and the kernel's clock drifted apart" : NULL;
 }
 
 /*
  * What timeline @tr publishes after sample @s, with the writer's counter
- * read @cw, adjtimex's word @a, the offsets @off (NULL: @cur's), from the
+ * read @cw, the offsets @off (NULL: @cur's), from the
  * current segment @cur; @went_back: a reader saw the counter far before
  * it.  Reads only these and what @tr points at (its counts, RAW's track,
  * init's first sample), updates the track's own state (its rate,
@@ -152,13 +145,12 @@ static const char *leave_counter(struct cyclock__track *tr, int64_t e, uint64_t 
 struct cyclock__decision cyclock__decide(struct cyclock__track *tr,
 					 const struct cyclock__segv *cur,
 					 const struct cyclock__sample *s, uint64_t cw,
-					 const struct cyclock__kadj *a, const uint64_t *off,
-					 bool went_back)
+					 const uint64_t *off, bool went_back)
 {
 	struct cyclock__decision d = { CYCLOCK__KEEP, *cur, NULL, false };
 	uint64_t our, slack;
 	uint32_t frac;
-	bool moved, followed = cyclock__follow_adj(tr, a, &moved), wrong;
+	bool moved, followed = cyclock__follow_kernel(tr, s, &moved), wrong;
 	const char *why;
 	int64_t e;
 
@@ -186,7 +178,7 @@ struct cyclock__decision cyclock__decide(struct cyclock__track *tr,
 		if (why)
 			return cyclock__enter_kernel(tr, &d.seg, s, cw, wrong, why);
 		if (moved) {
-			tr->anchor = tr->mid = *s;
+			tr->anchor = tr->mid = tr->last = *s;
 			tr->hold_ns = s->ns + CYCLOCK_RATE_SPAN_NS / 2;
 		} else {
 			cyclock__take_rate(tr, s);

@@ -2,10 +2,10 @@
 /*
  * What the hosted layer asks of the machine: the kernel's clocks (through
  * the vDSO's clock_gettime(), found at load), CPUID (through a cache, each
- * leaf asked once), the counter's properties, adjtimex(2), the kernel's
- * clocksource, the CPUs allowed.  The simulation library has sim.c in its
- * place.  Async-signal-safe, since a reader's first call initialises, but
- * for the vDSO's lookup, which runs at load.
+ * leaf asked once), the counter's properties, the kernel's clocksource,
+ * the CPUs allowed.  The simulation library has sim.c in its place.
+ * Async-signal-safe, since a reader's first call initialises, but for the
+ * vDSO's lookup, which runs at load.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -17,7 +17,6 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/timex.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -244,11 +243,6 @@ unsigned int cyclock__cpuid_asked(void)
 	return 0;
 }
 #endif
-
-int cyclock__adjtimex(struct timex *tx)
-{
-	return adjtimex(tx);
-}
 
 bool cyclock__counter_invariant(void)
 {

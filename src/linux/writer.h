@@ -8,19 +8,17 @@
 #ifndef CYCLOCK_LINUX_WRITER_H
 #define CYCLOCK_LINUX_WRITER_H
 
-/* One bracketed reading of a kernel clock against the counter. */
+/* One bracketed reading of a kernel clock against the counter; a
+ * CLOCK_MONOTONIC one also carries CLOCK_MONOTONIC_RAW - CLOCK_MONOTONIC,
+ * read between two readings of MONOTONIC right after: the kernel's own
+ * word on MONOTONIC's rate (rate.c). */
 struct cyclock__sample {
 	uint64_t cyc;   /* the counter at the kernel reading (mid-bracket) */
 	uint64_t lo;    /* the counter before it: the reading is no earlier */
 	uint64_t width; /* bracket width, counts: the reading is no later than lo + width */
 	uint64_t ns;    /* the kernel clock */
-};
-
-/* What adjtimex(2) with modes 0 says of the kernel's rate. */
-struct cyclock__kadj {
-	bool known;     /* false: adjtimex is not allowed (seccomp) or not there */
-	long tick, freq, offset, constant;
-	int status;
+	uint64_t raw_off; /* RAW - MONOTONIC (mod 2^64), */
+	uint64_t raw_w;   /* within this many ns (its MONOTONIC bracket); 0: not read */
 };
 
 /* The REALTIME and BOOTTIME offsets from MONOTONIC, as read, with the
@@ -65,7 +63,7 @@ struct cyclock__track {
 	clockid_t id;                  /* the kernel clock it follows */
 	const struct cyclock__counts *counts;     /* the tuning in counts */
 	const struct cyclock__track *raw;         /* RAW's: MONOTONIC runs at its rate times
-						   * adjtimex's (RAW's is itself) */
+						   * the kernel's ratio (RAW's is itself) */
 	const struct cyclock__sample *first_raw;  /* init's first RAW sample: the longest
 						   * baseline a rate has */
 	double rate;                   /* that clock's ns per count, estimated */
@@ -75,9 +73,10 @@ struct cyclock__track {
 	uint64_t interval;             /* current resync interval, counts */
 	int64_t last_err;              /* ns, ours - kernel at the last sample */
 	uint64_t resyncs;
-	/* The kernel's rate as adjtimex states it, and kernel mode's windows. */
-	struct cyclock__kadj adj;      /* at the last resync */
-	double adj_ppm;                /* its MONOTONIC-over-RAW rate, ppm */
+	/* MONOTONIC's rate over RAW's as the kernel's own clocks show it
+	 * (rate.c), and kernel mode's windows. */
+	double ratio_ppm;              /* MONOTONIC's rate / RAW's - 1, ppm, */
+	double ratio_unc;              /* within this (ppm) */
 	struct cyclock__sample win;    /* kernel mode: the current window's start */
 	double win_rate;               /* the previous window's rate; 0: none yet */
 	uint64_t spells;               /* times it went to kernel mode */
@@ -85,20 +84,20 @@ struct cyclock__track {
 	const char *kernel_why;        /* why it last went to kernel mode */
 	unsigned int strikes;          /* resyncs in a row with an error beyond the noise */
 	unsigned int streak;           /* kernel-mode spells in a row */
-	uint64_t hold_ns;              /* keep adjtimex's stated rate until then */
+	uint64_t hold_ns;              /* keep the kernel's stated rate until then */
 	uint64_t spell_end_ns;         /* the kernel's clock when the last one ended */
 };
 #define CYCLOCK__TRACK_STATE offsetof(struct cyclock__track, rate)
 
 /* rate.c: the kernel's rate, as stated and as measured; the interval. */
 uint32_t cyclock__mult_of(double ns_per_cyc, uint32_t shift);
-double cyclock__adj_ppm(const struct cyclock__kadj *a);
 double cyclock__stated_rate(const struct cyclock__track *tr);
 double cyclock__best_rate(const struct cyclock__track *tr, double measured);
 void cyclock__take_rate(struct cyclock__track *tr, const struct cyclock__sample *s);
 bool cyclock__spell_recent(const struct cyclock__track *tr, uint64_t now_ns);
 void cyclock__adapt_interval(struct cyclock__track *tr, uint64_t abs_err, uint64_t now_ns);
-bool cyclock__follow_adj(struct cyclock__track *tr, const struct cyclock__kadj *a, bool *moved);
+bool cyclock__follow_kernel(struct cyclock__track *tr, const struct cyclock__sample *s,
+			    bool *moved);
 uint64_t cyclock__drift_slack(const struct cyclock__track *tr, uint64_t gap);
 uint32_t cyclock__drift_ppb(const struct cyclock__track *tr); /* drift_slack()'s, per ns */
 
@@ -122,8 +121,7 @@ struct cyclock__decision {
 struct cyclock__decision cyclock__decide(struct cyclock__track *tr,
 					 const struct cyclock__segv *cur,
 					 const struct cyclock__sample *s, uint64_t cw,
-					 const struct cyclock__kadj *a, const uint64_t *off,
-					 bool went_back);
+					 const uint64_t *off, bool went_back);
 
 /* kmode.c: kernel-mode spells (decisions), and the fresh segments that
  * end them (the first segment of all too: the timelines start in kernel
@@ -137,7 +135,7 @@ struct cyclock__decision cyclock__enter_kernel(struct cyclock__track *tr,
 struct cyclock__decision cyclock__kernel_step(struct cyclock__track *tr,
 					      const struct cyclock__segv *cur,
 					      const struct cyclock__sample *s, uint64_t cw,
-					      bool adj_moved);
+					      bool moved);
 
 /* sim.c: what other threads do just before a publish's swap (a test's
  * served reads: tests/linux/sim_bookkeeping.c); nothing outside the
@@ -162,8 +160,7 @@ void cyclock__offsets_apply(const struct cyclock__offsets *o, bool first);
 bool cyclock__writer_try(void);
 bool cyclock__writer_ours(uint32_t held);
 void cyclock__writer_done(void);
-void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sample *s,
-			  const struct cyclock__kadj *adj); /* @adj NULL: ask adjtimex */
+void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sample *s);
 bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded);
 void cyclock__resync_all(void);
 

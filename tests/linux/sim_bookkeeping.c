@@ -8,8 +8,9 @@
  * REALTIME and BOOTTIME, measurements, are kept for the next publish); the same resync
  * with nobody in the way then counts what it decided.  Each case: a resync
  * that continues on the counter, one that leaves it because the counter
- * leapt (a spell and an anomaly), one that strikes (the kernel's rate
- * moved unannounced), and the fresh segment that ends a spell.
+ * leapt (a spell and an anomaly), one that strikes (the counter drifted
+ * from the kernel's clocks), one that follows a change of the kernel's
+ * rate, and the fresh segment that ends a spell.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -103,18 +104,37 @@ static void a_spell_and_an_anomaly(void **state)
 	assert_int_equal(after.anomalies, before.anomalies + 2);
 }
 
-/* The kernel's rate moves 300 ppm with adjtimex silent: a strike (the
- * track's strikes, compared byte for byte above), the counter kept. */
+/* The counter drifts 300 ppm from the kernel's clocks, MONOTONIC's rate
+ * over RAW's unmoved: a strike (the track's strikes, compared byte for
+ * byte above), the counter kept. */
 static void a_strike(void **state)
 {
 	(void)state;
 	sim_start(RATE, RATE, true, true);
 	read_often(100 * MS);
-	w_mono_rate(300000);
+	w_rebase_counter();
+	w.rate_hz = RATE + RATE / 1000000 * 300;
 	w.t += 20 * MS;
 	assert_int_equal(cyclock__tracks.mono.strikes, 0);
 	resync_blocked_then_not("a strike");
 	assert_int_equal(cyclock__tracks.mono.strikes, 1);
+}
+
+/* The kernel's rate moves 300 ppm, as its clocks show: a rate change
+ * followed (counted above only once the publish took), no strike. */
+static void a_rate_change(void **state)
+{
+	struct cyclock_state before, after;
+
+	(void)state;
+	sim_start(RATE, RATE, true, true);
+	read_often(100 * MS);
+	w_mono_rate(300000);
+	w.t += 5 * MS;
+	before = state_now();
+	after = resync_blocked_then_not("a rate change");
+	assert_int_equal(after.rate_changes, before.rate_changes + 1);
+	assert_int_equal(cyclock__tracks.mono.strikes, 0);
 }
 
 /* In kernel mode, once the rate is steady: the fresh segment that ends
@@ -151,6 +171,7 @@ int main(void)
 		cmocka_unit_test(a_next_segment),
 		cmocka_unit_test(a_spell_and_an_anomaly),
 		cmocka_unit_test(a_strike),
+		cmocka_unit_test(a_rate_change),
 		cmocka_unit_test(the_end_of_a_spell),
 	};
 

@@ -130,7 +130,6 @@ static void stalled_writer(void **state)
 	for (stall_kind = 0; stall_kind < 3; stall_kind++) {
 		for (unsigned long k = 0; k < POINTS; k++) {
 			sim_start(RATE, RATE, true, true);
-			w.adj_says = true;
 			memset(seen, 0, sizeof(seen));
 			hook_bound = stall_kind == 1 ? 2 * MS : 100 * US;
 			converge(200 * MS);
@@ -174,13 +173,12 @@ static void writer_read_checked(const uint64_t before[NCLOCKS])
  * writer, stalled while others read every 10 us, then a read right after
  * it (no time between), then converge again.
  */
-static void stalled_writer_case(void (*setup)(void), int64_t bound, bool adj_says)
+static void stalled_writer_case(void (*setup)(void), int64_t bound)
 {
 	uint64_t before[NCLOCKS];
 
 	for (unsigned long k = 0; k < POINTS; k++) {
 		sim_start(RATE, RATE, true, true);
-		w.adj_says = adj_says;
 		memset(seen, 0, sizeof(seen));
 		hook_bound = bound;
 		converge(200 * MS);
@@ -217,7 +215,7 @@ static void slower_before_the_horizon(void)
 static void stalled_writer_ahead(void **state)
 {
 	(void)state;
-	stalled_writer_case(slower_before_the_horizon, 2 * MS, true);
+	stalled_writer_case(slower_before_the_horizon, 2 * MS);
 	print_message("  a writer stalled 200 us at each of its first %d seam calls, the timeline"
 		      " ahead at the horizon: in order, back within 1 us\n", POINTS);
 }
@@ -243,7 +241,7 @@ static void leap_past_the_horizon(void)
 static void stalled_writer_leap(void **state)
 {
 	(void)state;
-	stalled_writer_case(leap_past_the_horizon, 100 * US, false);
+	stalled_writer_case(leap_past_the_horizon, 100 * US);
 	print_message("  a writer stalled 200 us at each of its first %d seam calls after the"
 		      " counter leaped 10 ms: in order, back within 1 us\n", POINTS);
 }
@@ -255,22 +253,19 @@ static void idle_parent_child(void **state)
 	static const double ppm[] = { 500, -500 };
 
 	(void)state;
-	for (int says = 0; says < 2; says++)
-		for (int i = 0; i < 2; i++) {
-			sim_start(RATE, RATE, true, true);
-			w.adj_says = says;
-			memset(seen, 0, sizeof(seen));
-			hook_bound = GOOD_NS;
-			converge(1 * SEC);
-			w_kernel_rate(10000, ppm[i]);
-			w.adj_says = says;
-			w.t += 10 * SEC; /* nobody reads */
-			cyclock__fork_child();
-			read_checked("the child's first read");
-			converge(100 * MS);
-		}
+	for (int i = 0; i < 2; i++) {
+		sim_start(RATE, RATE, true, true);
+		memset(seen, 0, sizeof(seen));
+		hook_bound = GOOD_NS;
+		converge(1 * SEC);
+		w_kernel_rate(10000, ppm[i]);
+		w.t += 10 * SEC; /* nobody reads */
+		cyclock__fork_child();
+		read_checked("the child's first read");
+		converge(100 * MS);
+	}
 	print_message("  fork child of a parent idle 10 s across +-500 ppm: first read within"
-		      " 1 us, with adjtimex saying so or not\n");
+		      " 1 us\n");
 }
 
 int main(void)

@@ -26,7 +26,6 @@
 #include "prng.h"
 #include <stdlib.h>
 #include <string.h>
-#include <sys/timex.h>
 #include <time.h>
 
 #include "cyclock.h"
@@ -59,12 +58,6 @@ struct sim_world {
 	uint64_t last_ns[16]; /* the last reading handed out, by clock id */
 	unsigned long counter_calls, gettime_calls, bad_ids;
 	unsigned long gettime_of[16]; /* the kernel readings, by clock id */
-	/* What adjtimex(2) says (cyclock_sim_adjtimex()): nothing unless
-	 * adj_says (ENOSYS, as under a seccomp filter). */
-	bool adj_says;
-	unsigned long adj_calls; /* adjtimex(2) calls the library made */
-	long adj_tick, adj_freq, adj_offset, adj_constant;
-	int adj_status;
 	/* Called once, at the seam call numbered hook_at (counter and kernel
 	 * calls counted together): the library's thread is "preempted" there,
 	 * and the hook is what other threads do meanwhile (sim_preempt.c). */
@@ -218,15 +211,12 @@ static inline void w_mono_rate(int64_t ppb)
 
 /*
  * The kernel's rate as adjtimex(2) sets it: ADJ_TICK @tick (10000 is
- * nominal) and ADJ_FREQUENCY @ppm; adjtimex says so from now on (which a
- * test may turn off: w.adj_says).  The rate changes at once, as if the
- * kernel's tick came just now.
+ * nominal) and ADJ_FREQUENCY @ppm.  The rate changes at once, as if the
+ * kernel's tick came just now; the library learns of it only from the
+ * kernel's clocks.
  */
 static inline void w_kernel_rate(long tick, double ppm)
 {
-	w.adj_says = true;
-	w.adj_tick = tick;
-	w.adj_freq = (long)(ppm * 65536.0);
 	w_mono_rate((int64_t)((tick - 10000) * 100000 + (int64_t)(ppm * 1000.0)));
 }
 
@@ -237,22 +227,6 @@ void cyclock_sim_before_swap(void)
 		w.swaps_hooked++;
 		w.before_swap();
 	}
-}
-
-/* The simulated adjtimex(2), for the library (platform.c): modes 0 only. */
-int cyclock_sim_adjtimex(struct timex *tx)
-{
-	w.adj_calls++;
-	if (!w.adj_says) {
-		errno = ENOSYS;
-		return -1;
-	}
-	tx->tick = w.adj_tick ? w.adj_tick : 10000;
-	tx->freq = w.adj_freq;
-	tx->offset = w.adj_offset;
-	tx->constant = w.adj_constant;
-	tx->status = w.adj_status;
-	return 0;
 }
 
 /* A suspend of @ns: BOOTTIME gains it, MONOTONIC and RAW do not.  With

@@ -5,11 +5,16 @@
  * current segment, and a sample of the kernel's clock made up for each
  * case.  What it must publish: the next segment continuing the current
  * one when the kernel agrees, a forward step when the timeline is behind,
- * a lead dropped (never below the floor) when it is ahead, kernel mode
- * (at the floor) for a stated change beyond CYCLOCK_FOLLOW_PPM, an error
- * beyond CYCLOCK_WRONG_NS (an anomaly), two unexplained errors in a row
- * or a counter that went back, the same segment with new offsets before
- * the horizon, and the counter again once two kernel-mode windows agree.
+ * a lead dropped (never below the floor) when it is ahead, a change of
+ * the kernel's rate that its clocks show (MONOTONIC's rate over RAW's,
+ * from the RAW - MONOTONIC offset each sample carries) followed within
+ * CYCLOCK_FOLLOW_PPM, however small, and offsets that move within their
+ * brackets taken for no change; kernel mode (at the floor) for a change
+ * beyond it (not an anomaly, even with an error over CYCLOCK_WRONG_NS),
+ * an error beyond CYCLOCK_WRONG_NS the kernel's rate does not explain (an
+ * anomaly), two unexplained errors in a row or a counter that went back;
+ * the same segment with new offsets before the horizon, and the counter
+ * again once two kernel-mode windows agree.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -35,8 +40,8 @@ static uint64_t counts(uint64_t ns)
 
 /* The tuning in counts of a 3 GHz counter, as initialisation sets it
  * (cyclock__counts_at()), and what a MONOTONIC track points at besides: RAW's
- * track at the same rate (MONOTONIC's stated rate is RAW's times
- * adjtimex's) and init's first RAW sample (none: a zero one).  The
+ * track at the same rate (MONOTONIC's stated rate is RAW's times the
+ * kernel's ratio) and init's first RAW sample (none: a zero one).  The
  * library's own are poisoned: the decision must read none of them. */
 static struct cyclock__counts k;
 static struct cyclock__track raw_track;
@@ -54,10 +59,19 @@ static void setup(void)
 	cyclock__tracks.raw.rate = 5e-4;
 }
 
-/* A sample at counter @cyc reading @ns, 60 counts wide. */
+/* RAW - MONOTONIC at NS0, and MONOTONIC's rate over RAW's from there on
+ * (ppm; each case sets it: what the kernel's clocks show). */
+#define RAW_OFF0 12345678ull
+static double kernel_ppm;
+static int64_t raw_noise; /* ns added to the offset, within its bracket */
+
+/* A sample at counter @cyc reading @ns, 60 counts wide, with RAW -
+ * MONOTONIC as kernel_ppm has it, within 20 ns. */
 static struct cyclock__sample sample(uint64_t cyc, uint64_t ns)
 {
-	struct cyclock__sample s = { cyc, cyc - 30, 60, ns };
+	double gained = kernel_ppm * 1e-6 * (double)(int64_t)(ns - NS0);
+	struct cyclock__sample s = { cyc, cyc - 30, 60, ns,
+				     RAW_OFF0 - (uint64_t)(int64_t)gained + (uint64_t)raw_noise, 20 };
 
 	return s;
 }
@@ -76,8 +90,8 @@ static struct cyclock__segv segment(void)
 	return v;
 }
 
-/* A steady track on that segment: the rate known for a second, adjtimex
- * saying 0 ppm all along. */
+/* A steady track on that segment: the rate known for a second, the
+ * kernel's ratio 0 ppm all along, known within 0.05 ppm. */
 static struct cyclock__track track(void)
 {
 	struct cyclock__track tr;
@@ -91,17 +105,9 @@ static struct cyclock__track track(void)
 	tr.interval = k.max_int_cyc;
 	tr.anchor = tr.mid = sample(P0 - counts(NSEC_PER_SEC), NS0 - NSEC_PER_SEC);
 	tr.last = sample(P0, NS0);
-	tr.adj.known = true;
-	tr.adj.tick = 10000;
+	tr.ratio_unc = 0.05;
 	tr.hold_ns = 0;
 	return tr;
-}
-
-static struct cyclock__kadj steady_adj(void)
-{
-	struct cyclock__kadj a = { true, 10000, 0, 0, 0, 0 };
-
-	return a;
 }
 
 /* The segment's value at @cyc. */
@@ -119,12 +125,11 @@ static uint64_t floor_of(const struct cyclock__segv *v)
 	return cyclock__seg_horizon(v, k.shift);
 }
 
-/* One case: the current segment, a steady track on it, adjtimex's word,
- * and the writer's counter read at the resync. */
+/* One case: the current segment, a steady track on it, and the writer's
+ * counter read at the resync (and kernel_ppm). */
 struct fixture {
 	struct cyclock__segv cur;
 	struct cyclock__track tr;
-	struct cyclock__kadj a;
 	uint64_t cw;
 };
 
@@ -133,8 +138,9 @@ static int steady(void **state)
 	static struct fixture f;
 
 	f.cur = segment();
+	kernel_ppm = 0;
+	raw_noise = 0;
 	f.tr = track();
-	f.a = steady_adj();
 	f.cw = 0;
 	*state = &f;
 	return 0;
@@ -148,7 +154,7 @@ static struct cyclock__decision resync_at(struct fixture *f, uint64_t past, int6
 	struct cyclock__sample s = sample(sc, (uint64_t)((int64_t)value(&f->cur, sc) + err_ns));
 
 	f->cw = sc + 30;
-	return cyclock__decide(&f->tr, &f->cur, &s, f->cw, &f->a, NULL, false);
+	return cyclock__decide(&f->tr, &f->cur, &s, f->cw, NULL, false);
 }
 
 /* The same 100 us past the horizon. */
@@ -225,28 +231,73 @@ static void expect_kernel(const struct cyclock__decision *d, const struct cycloc
 		fail_msg("why \"%s\", not \"%s\"", d->why, why);
 }
 
-static void a_stated_change_beyond_follow_goes_to_kernel_mode(void **state)
+static void a_change_beyond_follow_goes_to_kernel_mode(void **state)
 {
 	struct fixture *f = *state;
 	struct cyclock__decision d;
 
-	f->a.tick = 10100; /* +1 %: 10000 ppm */
+	kernel_ppm = 10000; /* the tick +1 % */
 	d = past_horizon(f, 0);
 	expect_kernel(&d, &f->cur, "1000 ppm");
 	assert_false(d.counter_wrong);
 	assert_int_equal(f->tr.spells, 1);
 }
 
-static void a_stated_change_within_follow_is_followed(void **state)
+/* A 10 % tick change, 300 us off by the resync: the kernel's, not an
+ * anomaly, because its clocks show it. */
+static void a_large_error_the_kernels_clocks_explain_is_no_anomaly(void **state)
 {
 	struct fixture *f = *state;
 	struct cyclock__decision d;
 
-	f->a.freq = 500 * 65536; /* +500 ppm */
+	kernel_ppm = 100000;
+	d = past_horizon(f, 300000);
+	expect_kernel(&d, &f->cur, "1000 ppm");
+	assert_false(d.counter_wrong);
+}
+
+static void a_change_within_follow_is_followed(void **state)
+{
+	struct fixture *f = *state;
+	struct cyclock__decision d;
+
+	kernel_ppm = 500;
 	d = past_horizon(f, 0);
 	assert_int_equal(d.what, CYCLOCK__NEXT);
 	assert_int_equal(f->tr.rate_changes, 1);
 	assert_true(d.seg.mult_rate > f->cur.mult_rate);
+	assert_true(f->tr.ratio_ppm > 499 && f->tr.ratio_ppm < 501);
+}
+
+/* 20 ppm, 40 ns over the 2 ms: within the noise of the counter's error,
+ * but beyond the offsets' brackets: followed, as adjtimex(2) would have
+ * told it. */
+static void a_small_change_is_followed(void **state)
+{
+	struct fixture *f = *state;
+	struct cyclock__decision d;
+	double want = RATE * (1 + 20e-6);
+
+	kernel_ppm = 20;
+	d = past_horizon(f, 0);
+	assert_int_equal(d.what, CYCLOCK__NEXT);
+	assert_int_equal(f->tr.rate_changes, 1);
+	if (cyclock__absd(f->tr.rate / want - 1) > 2e-6)
+		fail_msg("rate %.9f, not %.9f", f->tr.rate, want);
+}
+
+/* An offset off by as much as its bracket allows: no change, and the
+ * ratio stays. */
+static void offsets_within_their_brackets_are_no_change(void **state)
+{
+	struct fixture *f = *state;
+	struct cyclock__decision d;
+
+	raw_noise = 20; /* both brackets, 20 ns each, allow 20 */
+	d = past_horizon(f, 0);
+	assert_int_equal(d.what, CYCLOCK__NEXT);
+	assert_int_equal(f->tr.rate_changes, 0);
+	assert_true(f->tr.ratio_ppm < 1 && f->tr.ratio_ppm > -1);
 }
 
 static void an_unexplained_large_error_is_the_counters(void **state)
@@ -269,7 +320,7 @@ static void two_unexplained_errors_in_a_row_go_to_kernel_mode(void **state)
 	assert_int_equal(f->tr.strikes, 1);
 	f->cur = d.seg;
 	d = past_horizon(f, 3000);
-	expect_kernel(&d, &f->cur, "adjtimex did not say");
+	expect_kernel(&d, &f->cur, "drifted apart");
 	assert_false(d.counter_wrong);
 }
 
@@ -277,7 +328,7 @@ static void a_counter_that_went_back_goes_to_kernel_mode(void **state)
 {
 	struct fixture *f = *state;
 	struct cyclock__sample s = sample(P0 - MS, NS0);
-	struct cyclock__decision d = cyclock__decide(&f->tr, &f->cur, &s, P0 - MS, &f->a, NULL, true);
+	struct cyclock__decision d = cyclock__decide(&f->tr, &f->cur, &s, P0 - MS, NULL, true);
 
 	expect_kernel(&d, &f->cur, "went back");
 	assert_true(d.counter_wrong);
@@ -288,7 +339,7 @@ static void before_the_horizon_only_the_offsets_change(void **state)
 	struct fixture *f = *state;
 	uint64_t off[2] = { 1000000007, 11 }, sc = P0 + f->cur.horizon_cyc / 2;
 	struct cyclock__sample s = sample(sc, value(&f->cur, sc));
-	struct cyclock__decision d = cyclock__decide(&f->tr, &f->cur, &s, sc + 30, &f->a, off, false);
+	struct cyclock__decision d = cyclock__decide(&f->tr, &f->cur, &s, sc + 30, off, false);
 
 	assert_int_equal(d.what, CYCLOCK__KEEP);
 	assert_int_equal(d.seg.cyc, f->cur.cyc);
@@ -306,7 +357,7 @@ static struct cyclock__decision kernel_look(struct fixture *f, uint64_t since, d
 	struct cyclock__sample s = sample(cyc, f->tr.win.ns + (uint64_t)((double)since * ns_per_count));
 
 	f->cw = cyc + 30;
-	return cyclock__decide(&f->tr, &f->cur, &s, f->cw, &f->a, NULL, false);
+	return cyclock__decide(&f->tr, &f->cur, &s, f->cw, NULL, false);
 }
 
 static void kernel_mode_hands_back_once_two_windows_agree(void **state)
@@ -315,11 +366,9 @@ static void kernel_mode_hands_back_once_two_windows_agree(void **state)
 	struct cyclock__decision d;
 	uint64_t window = counts(CYCLOCK_STEADY_NS) + MS;
 
-	f->a.tick = 10100;
+	kernel_ppm = 10000; /* and steady at that from here */
 	d = past_horizon(f, 0); /* into kernel mode */
 	assert_int_equal(d.what, CYCLOCK__KERNEL);
-	f->a = f->tr.adj = steady_adj(); /* adjtimex steady again from here */
-	f->tr.adj_ppm = 0;
 	f->cur = d.seg;
 	/* Too soon: stays. */
 	d = kernel_look(f, MS, RATE);
@@ -344,8 +393,12 @@ int main(void)
 		cmocka_unit_test_setup(agreeing_kernel_continues_the_segment, steady),
 		cmocka_unit_test_setup(behind_steps_forward, steady),
 		cmocka_unit_test_setup(ahead_drops_the_lead_but_not_below_the_floor, steady),
-		cmocka_unit_test_setup(a_stated_change_beyond_follow_goes_to_kernel_mode, steady),
-		cmocka_unit_test_setup(a_stated_change_within_follow_is_followed, steady),
+		cmocka_unit_test_setup(a_change_beyond_follow_goes_to_kernel_mode, steady),
+		cmocka_unit_test_setup(a_large_error_the_kernels_clocks_explain_is_no_anomaly,
+				       steady),
+		cmocka_unit_test_setup(a_change_within_follow_is_followed, steady),
+		cmocka_unit_test_setup(a_small_change_is_followed, steady),
+		cmocka_unit_test_setup(offsets_within_their_brackets_are_no_change, steady),
 		cmocka_unit_test_setup(an_unexplained_large_error_is_the_counters, steady),
 		cmocka_unit_test_setup(two_unexplained_errors_in_a_row_go_to_kernel_mode, steady),
 		cmocka_unit_test_setup(a_counter_that_went_back_goes_to_kernel_mode, steady),

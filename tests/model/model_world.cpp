@@ -104,15 +104,13 @@ int cyclock__kernel_gettime(clockid_t id, struct timespec *ts)
 struct cyclock__decision cyclock__decide(struct cyclock__track *tr,
 					 const struct cyclock__segv *cur,
 					 const struct cyclock__sample *s, uint64_t cw,
-					 const struct cyclock__kadj *a, const uint64_t *off,
-					 bool went_back)
+					 const uint64_t *off, bool went_back)
 {
 	struct cyclock__decision d = { CYCLOCK__KEEP, *cur, NULL, false };
 	uint64_t floor = cyclock__seg_horizon(cur, tr->counts->shift);
 	uint64_t k = s->ns + (cw - s->cyc) * MODEL_SEGMENT_NS;
 	struct cyclock__segv next;
 
-	(void)a;
 	(void)went_back;
 	if (off) {
 		d.seg.off_real = off[0];
@@ -140,11 +138,6 @@ bool cyclock__start_fresh(struct cyclock__track *tr, const struct cyclock__sampl
 /* The simulation's stand-in for other threads: the model has real ones. */
 void cyclock__sim_before_swap(void)
 {
-}
-
-void cyclock__kernel_adj(struct cyclock__kadj *a)
-{
-	a->known = false;
 }
 
 uint32_t cyclock__pid(void)

@@ -32,8 +32,6 @@ static inline uint64_t cyclock_arch_counter(void)
 /* The kernel's clocks, as the test program has them; and a reset between
  * scenarios. */
 int cyclock_sim_clock_gettime(clockid_t id, struct timespec *ts); /* supplied by the test */
-struct timex;
-int cyclock_sim_adjtimex(struct timex *tx); /* optional: a test may supply it */
 void cyclock_sim_before_swap(void); /* optional: just before a publish's swap */
 struct cyclock_sim_config {
 	uint64_t hint_hz;   /* what "CPUID" reports; 0: measure */
