@@ -1,61 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What initialisation asks the machine before it decides (trust.c) and
- * starts the timelines (start.c): one list, in the order it is asked (the
- * machine's record, CPUID's leaves it did not answer, the kernel's
- * clocksource, the ordered reads' timing).  A lazy
- * initialisation's reads ask one item each, however far apart they come
- * (cyclock__check_next(): each costs a read a few microseconds, where all
- * at once cost one read tens), and cyclock_init() asks them all
- * (cyclock__check_rest()); either then turns them into the decision's answers
- * (cyclock__check_answers()), and runs the warp check when asked for.
- * Why each is asked, and which by every process or once per boot:
- * docs/hosted.md ("Trust").
+ * starts the timelines (start.c), in two parts by whether it takes a
+ * system call (docs/hosted.md, "System calls"):
+ *  - at load (cyclock__check_at_load(), from the library's constructor,
+ *    before main() and so before any filter the program installs itself):
+ *    the machine's record, and, where there is none, every CPUID leaf
+ *    and the ordered reads' timing, kept in a new one; the kernel's
+ *    clocksource; the frequency a file states (riscv64's device tree);
+ *  - then what takes none, one item a read (cyclock__check_next()) or all
+ *    at once (cyclock__check_rest()): the load's answers, taken in;
+ *    CPUID's leaves the record did not answer; the ordered reads' timing.
+ * Either turns them into the decision's answers (cyclock__check_answers()),
+ * and runs the warp check when asked for.  Why each is asked, and which
+ * by every process or once per boot: docs/hosted.md ("Trust").
  */
+#include <sched.h>
 #include <string.h>
 
 #include "internal.h"
 
-/* Each item: whether it is still to ask, and the asking. */
-struct check {
-	bool (*pending)(const struct cyclock__asked *q);
-	void (*ask)(struct cyclock__asked *q);
-};
-
-/* The machine's record: CPUID's answers and the ordered reads' costs, if
- * this boot's first process kept them. */
-static bool record_pending(const struct cyclock__asked *q)
-{
-	return !q->record_tried;
-}
-
-static void record(struct cyclock__asked *q)
-{
-	q->record_tried = true;
-	q->record_loaded = cyclock__record_load();
-}
-
-/* One CPUID leaf the record did not answer (x86-64; none elsewhere). */
-static bool leaf_pending(const struct cyclock__asked *q)
-{
-	(void)q;
-	return cyclock__cpuid_pending();
-}
-
-static void leaf(struct cyclock__asked *q)
-{
-	(void)q;
-	cyclock__cpuid_ahead();
-}
-
-static bool clocksource_pending(const struct cyclock__asked *q)
-{
-	return !q->clocksource_asked;
-}
+/* The load's answers, written once, by whoever runs
+ * cyclock__check_at_load() first (the constructor), and read once
+ * LOAD_DONE is seen. */
+enum { LOAD_NONE, LOAD_BUSY, LOAD_DONE };
+static struct cyclock__asked loaded;
+static CYCLOCK_ATOMIC(uint32_t) load_state;
 
 static void clocksource(struct cyclock__asked *q)
 {
-	q->clocksource_asked = true;
 	if (!cyclock__kernel_clocksource(q->clocksource_name, sizeof(q->clocksource_name)))
 		q->clocksource = CYCLOCK__CS_UNREAD;
 	else if (strcmp(q->clocksource_name, CYCLOCK_ARCH_KERNEL_CLOCKSOURCE))
@@ -67,7 +40,90 @@ static void clocksource(struct cyclock__asked *q)
 /* The rest only for a counter the kernel uses: the counter's own. */
 static bool counter_used(const struct cyclock__asked *q)
 {
-	return q->clocksource_asked && q->clocksource == CYCLOCK__CS_THIS;
+	return q->have_load && q->clocksource == CYCLOCK__CS_THIS;
+}
+
+static void ask_at_load(void)
+{
+	loaded.have_load = true;
+	if (cyclock__env_source() == FORCE_KERNEL) {
+		loaded.clocksource = CYCLOCK__CS_UNREAD; /* not asked: nothing will be used */
+		return;
+	}
+	loaded.record_loaded = cyclock__record_load();
+	clocksource(&loaded);
+	cyclock__counter_hz_at_load();
+	cyclock__env_ordered_at_load();
+	/* This boot's first process keeps what later ones would ask. */
+	if (!loaded.record_loaded && counter_used(&loaded)) {
+		cyclock__ordered_time();
+		cyclock__record_save();
+	}
+}
+
+/* What takes a system call, once per process image: from the library's
+ * constructor, or from an initialisation that came first (a static
+ * program's constructor that reads a clock).  Returns once it is done. */
+void cyclock__check_at_load(void)
+{
+	uint32_t none = LOAD_NONE;
+
+	if (cyclock_atomic_cas(&load_state, &none, LOAD_BUSY, CYCLOCK_SEQ_CST, CYCLOCK_SEQ_CST)) {
+		ask_at_load();
+		cyclock_atomic_store(&load_state, LOAD_DONE, CYCLOCK_RELEASE);
+		return;
+	}
+	/* Another thread at it (a constructor's thread): a bounded wait. */
+	for (int i = 0; i < 10000 && none == LOAD_BUSY; i++) {
+		sched_yield();
+		none = cyclock_atomic_load(&load_state, CYCLOCK_ACQUIRE);
+	}
+}
+
+/* Each item: whether it is still to ask, and the asking. */
+struct check {
+	bool (*pending)(const struct cyclock__asked *q);
+	void (*ask)(struct cyclock__asked *q);
+};
+
+/* The load's answers: taken in once there (a read before the constructor
+ * has run waits for them, on the kernel's clocks meanwhile). */
+static bool load_pending(const struct cyclock__asked *q)
+{
+	return !q->have_load;
+}
+
+static void load(struct cyclock__asked *q)
+{
+	if (cyclock_atomic_load(&load_state, CYCLOCK_ACQUIRE) == LOAD_DONE)
+		*q = loaded;
+}
+
+void cyclock__check_loaded(struct cyclock__asked *q)
+{
+	load(q);
+}
+
+#ifdef CYCLOCK_SIM
+/* A test's new machine: asked again, as at a load. */
+void cyclock__check_reload(void)
+{
+	memset(&loaded, 0, sizeof(loaded));
+	cyclock_atomic_store(&load_state, LOAD_NONE, CYCLOCK_SEQ_CST);
+	cyclock__check_at_load();
+}
+#endif
+
+/* One CPUID leaf the record did not answer (x86-64; none elsewhere). */
+static bool leaf_pending(const struct cyclock__asked *q)
+{
+	return q->have_load && cyclock__cpuid_pending();
+}
+
+static void leaf(struct cyclock__asked *q)
+{
+	(void)q;
+	cyclock__cpuid_ahead();
 }
 
 /* The ordered reads timed against each other (ordered.c). */
@@ -83,8 +139,9 @@ static void timing(struct cyclock__asked *q)
 }
 
 static const struct check list[] = {
-	{ record_pending, record },           { leaf_pending, leaf },
-	{ clocksource_pending, clocksource }, { timing_pending, timing },
+	{ load_pending, load },
+	{ leaf_pending, leaf },
+	{ timing_pending, timing },
 };
 #define N_CHECKS (sizeof(list) / sizeof(list[0]))
 
@@ -96,7 +153,13 @@ static const struct check *next(const struct cyclock__asked *q)
 	return NULL;
 }
 
-/* One item, if one is left; whether another is left after it. */
+bool cyclock__check_pending(const struct cyclock__asked *q)
+{
+	return next(q) != NULL;
+}
+
+/* One item, if one is left; whether another is left after it.  No system
+ * call: a read's. */
 bool cyclock__check_next(struct cyclock__asked *q)
 {
 	const struct check *c = next(q);
@@ -106,8 +169,13 @@ bool cyclock__check_next(struct cyclock__asked *q)
 	return next(q) != NULL;
 }
 
+/* Everything left, the load's part too if it has not run (an explicit
+ * call's: it may make system calls). */
 void cyclock__check_rest(struct cyclock__asked *q)
 {
+	cyclock__check_at_load();
+	load(q);
+	q->have_load = true; /* the load's answers, or none: the clocksource unread */
 	for (const struct check *c; (c = next(q));)
 		c->ask(q);
 }

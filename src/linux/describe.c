@@ -26,10 +26,11 @@ static void get_state(struct cyclock_state *st)
 	 * a bounded wait, then a snapshot that may be a resync apart. */
 	bool locked = false;
 
-	for (int i = 0; i < 1000 && !(locked = cyclock__writer_try()); i++)
+	for (int i = 0; i < 1000 && !(locked = cyclock__writer_try(true)); i++)
 		sched_yield();
 	st->using_counter = cyclock_atomic_load(&cyclock__setup.using_counter, CYCLOCK_SEQ_CST);
-	st->why = cyclock__setup.why ? cyclock__setup.why : "";
+	st->why = cyclock__init_why() ? cyclock__init_why()
+		  : cyclock__setup.why ? cyclock__setup.why : "";
 	st->forced = cyclock__setup.forced;
 	st->local_percpu = cyclock_atomic_load(&cyclock__setup.local_percpu, CYCLOCK_SEQ_CST);
 	st->counter = CYCLOCK_ARCH_COUNTER_NAME;

@@ -18,14 +18,20 @@
  *                needed, or cyclock_init(): the second half
  *                (what is left to ask, the decision, the
  *                frequency, the timelines on the counter)
- *   BUSY         its owner, whom the word names; whoever      the above
- *                finds the owner gone takes the word over
+ *   BUSY         its owner, whom the word names; an explicit  the above
+ *                call that finds the owner gone takes the word
+ *                over
  *   DONE         nobody
  *
- * Each BUSY runs shielded from signals and cancellation
- * (cyclock__shield()), so that no caller leaves it half-done (a handler
- * that longjmps out, pthread_cancel()).  The fork handler takes the BUSY
- * of a parent's thread back to NONE or MEASURING in the child.
+ * A read's steps make no system call (what needs one was asked at load:
+ * checks.c), so that a program's own seccomp filter, installed after
+ * load, never sees one (docs/hosted.md, "System calls").  An explicit
+ * call's (cyclock_init(), and what waits as it does) runs shielded from
+ * signals and cancellation (cyclock__shield()), so that no caller leaves
+ * it half-done; a read's cannot block signals without a system call, so
+ * a handler that longjmps out of one leaves its BUSY to the bound below.
+ * The fork handler takes the BUSY of a parent's thread back to NONE or
+ * MEASURING in the child.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -33,8 +39,10 @@
 
 #include "internal.h"
 
-/* How long the frequency is measured, when the hardware does not state it. */
+/* How long the frequency is measured, when the hardware does not state
+ * it; and how long a stated one is checked against the counter first. */
 #define FREQ_SPAN_NS (500 * NSEC_PER_USEC)
+#define HINT_CHECK_NS (100 * NSEC_PER_USEC)
 
 /*
  * Between the halves: what the first found and the second needs, read and
@@ -46,6 +54,7 @@ struct scratch {
 	struct cyclock__asked q;   /* what was asked of the machine */
 	bool known;                /* a's machine answers are in, from q and the caches */
 	uint64_t hz_stated;        /* the frequency the hardware states; 0: measure it */
+	bool hint_refused;         /* it disagreed with the counter: measured instead */
 	bool begun;                /* the first half is done */
 	bool deferred;             /* CYCLOCK__INIT_DEFER: a read's, which never waits */
 };
@@ -64,6 +73,13 @@ static CYCLOCK_ATOMIC(lazy_done_fn *) lazy_done;
  * pointers). */
 static char why_text[96], distrust_text[96];
 
+/* How long the frequency is measured from init's first sample: briefly
+ * to check a stated one, longer with none. */
+static uint64_t freq_span(void)
+{
+	return scratch.hz_stated ? HINT_CHECK_NS : FREQ_SPAN_NS;
+}
+
 /* The machine's answers, once: from what was asked and the caches. */
 static void machine_answers(void)
 {
@@ -72,24 +88,71 @@ static void machine_answers(void)
 	scratch.known = true;
 }
 
-/* The frequency: stated by the hardware, else measured against
- * CLOCK_MONOTONIC_RAW since init's first sample, over at least
- * FREQ_SPAN_NS; @s1, the sample it ends at. */
-static double frequency(struct cyclock__sample *s1)
+/* A read came for the second half before the frequency's wait was over
+ * (a stated frequency it refused): MEASURING again, until it is. */
+static void measure_on(void)
+{
+	cyclock_atomic_store(&finish_ns, cyclock__setup.first_raw.ns + freq_span(),
+			     CYCLOCK_RELAXED);
+	cyclock_atomic_store(&cyclock__host.state, INIT_MEASURING, CYCLOCK_RELEASE);
+}
+
+/* Nothing is left to ask ahead of the second half, which the next read
+ * does: at once if no frequency is needed, else once its span (shorter
+ * for a stated one: frequency()) is over. */
+static void ahead_over(void)
+{
+	machine_answers();
+	cyclock_atomic_store(&finish_ns,
+			     cyclock__trust_needs_hz(&scratch.a)
+				     ? cyclock__setup.first_raw.ns + freq_span() : 0,
+			     CYCLOCK_RELAXED);
+	cyclock_atomic_store(&ahead_done, true, CYCLOCK_RELAXED);
+}
+
+/* Whether the stated frequency @hint is within CYCLOCK_FOLLOW_PPM, plus
+ * the brackets' noise, of the counter's rate from @s0 to @s1. */
+static bool hint_agrees(double hint, const struct cyclock__sample *s0,
+			const struct cyclock__sample *s1)
+{
+	double cyc = (double)(s1->cyc - s0->cyc), hz = cyc * 1e9 / (double)(s1->ns - s0->ns);
+	double noise = (double)(s0->width + s1->width) / cyc;
+
+	return cyclock__absd(hint / hz - 1) <= noise + CYCLOCK_FOLLOW_PPM * 1e-6;
+}
+
+/*
+ * The frequency, against CLOCK_MONOTONIC_RAW since init's first sample:
+ * the hardware's statement, once HINT_CHECK_NS show it right within
+ * CYCLOCK_FOLLOW_PPM (a wrong one, from a forged machine's record say,
+ * costs the wait for a measurement, never a clock that far off); else
+ * measured over FREQ_SPAN_NS.  A caller that may not wait (@may_wait
+ * false: a read) gets 0 where that wait is still ahead.  @s1: the sample
+ * it ends at.
+ */
+static double frequency(struct cyclock__sample *s1, bool may_wait)
 {
 	const struct cyclock__sample *s0 = &cyclock__setup.first_raw;
 	uint64_t hint = scratch.hz_stated;
-	double hz;
 
 	for (int i = 0; i < 1000000; i++) { /* bounded: a stalled clock must not hang us */
 		cyclock__sample(CLOCK_MONOTONIC_RAW, s1);
-		if (s1->ns - s0->ns >= FREQ_SPAN_NS || hint)
+		if (s1->ns - s0->ns >= freq_span() || !may_wait)
 			break;
 	}
-	hz = s1->ns > s0->ns ? (double)(s1->cyc - s0->cyc) * 1e9 / (double)(s1->ns - s0->ns) : 0;
+	if (s1->ns - s0->ns < freq_span() || s1->ns <= s0->ns)
+		return 0;
+	if (hint && !hint_agrees((double)hint, s0, s1)) {
+		scratch.hz_stated = 0;
+		scratch.hint_refused = true;
+		return frequency(s1, may_wait);
+	}
 	if (!hint)
-		cyclock__setup.hz_source = "measured against CLOCK_MONOTONIC_RAW";
-	cyclock__setup.hz_hint = hint ? (double)hint : hz;
+		cyclock__setup.hz_source = scratch.hint_refused
+			? "measured against CLOCK_MONOTONIC_RAW (the stated frequency disagreed)"
+			: "measured against CLOCK_MONOTONIC_RAW";
+	cyclock__setup.hz_hint = hint ? (double)hint
+				      : (double)(s1->cyc - s0->cyc) * 1e9 / (double)(s1->ns - s0->ns);
 	return cyclock__setup.hz_hint;
 }
 
@@ -121,8 +184,9 @@ static void done(void)
 }
 
 /* The second half: what is left to ask, the decision, the frequency if it
- * needs one, and the timelines on the counter or the kernel's clocks. */
-static void second_half(void)
+ * needs one, and the timelines on the counter or the kernel's clocks.
+ * @may_wait: an explicit call's, which may wait for the frequency. */
+static void second_half(bool may_wait)
 {
 	uint64_t t0 = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW);
 	struct cyclock__answers *a = &scratch.a;
@@ -133,8 +197,10 @@ static void second_half(void)
 	machine_answers();
 	if (cyclock_atomic_load(&want_warp, CYCLOCK_SEQ_CST))
 		cyclock__check_warp(a);
-	if (cyclock__trust_needs_hz(a))
-		a->hz = frequency(&s1);
+	if (cyclock__trust_needs_hz(a) && !(a->hz = frequency(&s1, may_wait))) {
+		measure_on();
+		return;
+	}
 	t = cyclock__trust(a);
 	decided(&t);
 	if (t.use_counter)
@@ -142,9 +208,6 @@ static void second_half(void)
 	if (t.local_percpu)
 		cyclock_atomic_store(&cyclock__setup.local_percpu, cyclock__local_init(a->hz) == 0,
 				     CYCLOCK_SEQ_CST);
-	/* The machine's answers for the next process, once per boot. */
-	if (!scratch.q.record_loaded)
-		cyclock__record_save();
 	cyclock__setup.init_ns += cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - t0;
 	done();
 }
@@ -170,6 +233,7 @@ static void first_half(unsigned int flags)
 		       .no_local = flags & CYCLOCK__INIT_NO_LOCAL },
 		.deferred = flags & CYCLOCK__INIT_DEFER,
 	};
+	cyclock__check_loaded(&scratch.q);
 	cyclock_atomic_store(&ahead_done, false, CYCLOCK_RELAXED);
 	cyclock__setup.why = cyclock__setup.distrust = NULL;
 	cyclock__setup.forced = cyclock__setup.warp_ran = false;
@@ -190,10 +254,13 @@ static void first_half(unsigned int flags)
 	cyclock_atomic_store(&finish_ns, cyclock__setup.first_raw.ns + FREQ_SPAN_NS,
 			     CYCLOCK_RELAXED);
 	cyclock__setup.init_ns = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) - t0;
-	if (!scratch.deferred)
-		second_half();
-	else
-		cyclock_atomic_store(&cyclock__host.state, INIT_MEASURING, CYCLOCK_RELEASE);
+	if (!scratch.deferred) {
+		second_half(true);
+		return;
+	}
+	if (!cyclock__check_pending(&scratch.q))
+		ahead_over();
+	cyclock_atomic_store(&cyclock__host.state, INIT_MEASURING, CYCLOCK_RELEASE);
 }
 
 /* In a child of fork(), a BUSY of the parent's thread, which is gone:
@@ -210,28 +277,53 @@ void cyclock__init_fork_child(void)
  * Initialisation's owner: the state word that holds INIT_BUSY names it, in
  * the same compare-and-swap that takes it, by its process as cached
  * (cyclock__pid(): the address space, which a raw fork's child does not
- * share) and its task's thread id (what runs it: a task that shares our
- * memory, clone(CLONE_VM), also has our cached pid).  Nobody looks whether
- * the owner lives before OWNER_LOOK_NS after it took the word.
+ * share) and, for an explicit call, its task's thread id (what runs it: a
+ * task that shares our memory, clone(CLONE_VM), also has our cached pid)
+ * and a generation, under which it notes its identity to the kernel (a
+ * pidfd's inode, or its start time) in host.owner; a read's names no
+ * task, which would take a system call.  Ids are below 2^22
+ * (PID_MAX_LIMIT).  Nobody looks whether the owner lives before
+ * OWNER_LOOK_NS after it took the word, and only explicit calls look.
  */
 #define OWNER_LOOK_NS (5000 * NSEC_PER_USEC) /* longer than any initialisation takes */
-#define BUSY_PID(word) ((uint32_t)((word) >> 4 & 0x3fffffff))
-#define BUSY_TID(word) ((uint32_t)((word) >> 34))
+/* How long an explicit call waits for an owner it cannot tell is gone (a
+ * read's, or one alive) before it goes on with the kernel's clocks. */
+#define WAIT_BOUND_NS (250 * NSEC_PER_USEC * 1000)
+#define ID_MASK 0x3fffffull
+#define BUSY_PID(word) ((uint32_t)((word) >> 4 & ID_MASK))
+#define BUSY_TID(word) ((uint32_t)((word) >> 26 & ID_MASK))
+#define BUSY_GEN(word) ((word) >> 48)
+#define OWNER_IDENT ((1ull << 48) - 1)
 
-static uint64_t busy(void)
+static uint64_t busy(bool explicit)
 {
-	return INIT_BUSY | (uint64_t)cyclock__pid() << 4 | (uint64_t)cyclock__tid() << 34;
+	uint64_t word = INIT_BUSY | ((uint64_t)cyclock__pid() & ID_MASK) << 4, gen;
+
+	if (explicit) {
+		gen = cyclock_atomic_fetch_add(&cyclock__host.gen, 1, CYCLOCK_RELAXED) & 0xffff;
+		word |= ((uint64_t)cyclock__tid() & ID_MASK) << 26 | gen << 48;
+	}
+	return word;
 }
 
-/* @expected to INIT_BUSY, ours; then nobody looks for a while. */
-static bool take(uint64_t *expected)
+/* @expected to INIT_BUSY, ours (@explicit: named, and our identity noted
+ * under the word's generation); then nobody looks for a while. */
+static bool take(uint64_t *expected, bool explicit)
 {
-	if (!cyclock_atomic_cas(&cyclock__host.state, expected, busy(), CYCLOCK_SEQ_CST,
-				CYCLOCK_SEQ_CST))
-		return false;
+	uint64_t word = busy(explicit);
+	/* Asked before the word is ours: a task killed once it is has its
+	 * identity noted one store later. */
+	uint64_t owner = BUSY_GEN(word) << 48 |
+			 (explicit ? cyclock__task_ident(BUSY_TID(word)) & OWNER_IDENT : 0);
+
 	cyclock_atomic_store(&cyclock__host.look_ns,
 			     cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) + OWNER_LOOK_NS,
 			     CYCLOCK_RELAXED);
+	if (!cyclock_atomic_cas(&cyclock__host.state, expected, word, CYCLOCK_SEQ_CST,
+				CYCLOCK_SEQ_CST))
+		return false;
+	if (explicit)
+		cyclock_atomic_store(&cyclock__host.owner, owner, CYCLOCK_SEQ_CST);
 	return true;
 }
 
@@ -258,49 +350,48 @@ bool cyclock__checked_ahead(void)
 /* A read in MEASURING: one check ahead of the second half, or, none
  * left, the second half: never both, however late the read (one read
  * every millisecond finds the frequency's span over at its first). */
-static void measuring_step(uint64_t now)
+static void measuring_step(uint64_t now, bool explicit)
 {
 	uint64_t measuring = INIT_MEASURING;
 
-	if (!take(&measuring))
+	if (!take(&measuring, explicit))
 		return;
 	if (cyclock_atomic_load(&ahead_done, CYCLOCK_RELAXED) &&
 	    now >= cyclock_atomic_load(&finish_ns, CYCLOCK_RELAXED)) {
-		second_half();
+		second_half(explicit);
 		return;
 	}
-	if (!cyclock__check_next(&scratch.q)) {
-		/* The frequency stated, or none needed: the second half next. */
-		machine_answers();
-		if (scratch.hz_stated || !cyclock__trust_needs_hz(&scratch.a))
-			cyclock_atomic_store(&finish_ns, 0, CYCLOCK_RELAXED);
-		cyclock_atomic_store(&ahead_done, true, CYCLOCK_RELAXED);
-	}
+	if (!cyclock__check_next(&scratch.q))
+		ahead_over();
 	cyclock_atomic_store(&cyclock__host.state, INIT_MEASURING, CYCLOCK_RELEASE);
 }
 
 /*
- * Whether the owner named in BUSY word @word is gone: it ran in another
- * process (we are the child of a raw fork system call, which runs no fork
- * handler: its thread stayed in the parent, and our cached id may still
- * be the parent's, so the kernel is asked), or it shared our memory and
- * died (a clone(CLONE_VM) task killed).  Both cost system calls, so they
- * are asked only from look_ns on, and then once per OWNER_LOOK_NS among
- * all callers.  A word with no owner (a test's) is never gone.
+ * Whether the owner named in BUSY word @word is gone, as an explicit call
+ * can tell with system calls: it ran in another process (we are the child
+ * of a raw fork system call, which runs no fork handler: its thread stayed
+ * in the parent, and our cached id may still be the parent's, so the
+ * kernel is asked), or it is a task that shared our memory and is gone by
+ * its identity (cyclock__task_gone(): not merely its id, which another
+ * task may hold by now).  A read's owner, or one whose identity is not
+ * noted yet, cannot be told gone: the caller's wait is bounded instead.
+ * Both cost system calls, so they are asked only from look_ns on, and
+ * then once per OWNER_LOOK_NS among all callers.
  */
 static bool owner_gone(uint64_t word)
 {
-	uint64_t now, look = cyclock_atomic_load(&cyclock__host.look_ns, CYCLOCK_RELAXED);
+	uint64_t now, owner, look = cyclock_atomic_load(&cyclock__host.look_ns, CYCLOCK_RELAXED);
 
-	if (!BUSY_TID(word))
-		return false;
-	if (BUSY_PID(word) != cyclock__pid())
-		return true;
 	now = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW);
 	if (now < look || !cyclock_atomic_cas(&cyclock__host.look_ns, &look, now + OWNER_LOOK_NS,
 					      CYCLOCK_RELAXED, CYCLOCK_RELAXED))
 		return false;
-	return BUSY_PID(word) != cyclock__pid_fresh() || !cyclock__task_alive(BUSY_TID(word));
+	if (BUSY_PID(word) != (cyclock__pid_fresh() & ID_MASK))
+		return true;
+	owner = cyclock_atomic_load(&cyclock__host.owner, CYCLOCK_SEQ_CST);
+	if (!BUSY_TID(word) || owner >> 48 != BUSY_GEN(word) || !(owner & OWNER_IDENT))
+		return false;
+	return cyclock__task_gone(BUSY_TID(word), owner & OWNER_IDENT);
 }
 
 /*
@@ -312,11 +403,11 @@ static bool owner_gone(uint64_t word)
  */
 static void take_over(unsigned int flags, uint64_t word)
 {
-	if (!owner_gone(word) || !take(&word))
+	if (!owner_gone(word) || !take(&word, true))
 		return;
 	cyclock_atomic_store(&cyclock__host.writer, 0, CYCLOCK_SEQ_CST);
 	if (scratch.begun)
-		second_half();
+		second_half(true);
 	else
 		first_half(flags);
 }
@@ -332,47 +423,74 @@ void cyclock__init_lazily(unsigned int flags, void (*done_fn)(bool counter))
  * top); never waits for another thread at it.  A read
  * (CYCLOCK__INIT_READ) first takes NONE to FIRST with one
  * compare-and-swap, a whole state, and the next call goes on from FIRST
- * as from NONE.
+ * as from NONE; it makes no system call, and leaves a BUSY alone.  An
+ * explicit call runs shielded, and takes over an owner that is gone.
  */
 void cyclock__init_once(unsigned int flags)
 {
 	uint64_t state = cyclock_atomic_load(&cyclock__host.state, CYCLOCK_ACQUIRE);
+	bool read = flags & CYCLOCK__INIT_READ;
 	struct cyclock__shield shield;
 	uint64_t now = 0;
 	bool work = state == INIT_MEASURING && measuring_work(&now);
 
-	if (state == INIT_DONE || (state == INIT_MEASURING && !work))
+	if (state == INIT_DONE || (state == INIT_MEASURING && !work) ||
+	    (read && CYCLOCK__INIT_STATE(state) == INIT_BUSY))
 		return;
-	if (state == INIT_NONE && (flags & CYCLOCK__INIT_READ)) {
+	if (state == INIT_NONE && read) {
 		cyclock_atomic_cas(&cyclock__host.state, &state, INIT_FIRST, CYCLOCK_SEQ_CST,
 				   CYCLOCK_SEQ_CST);
 		return;
 	}
-	cyclock__shield(&shield);
+	if (!read)
+		cyclock__shield(&shield);
 	flags |= cyclock_atomic_load(&lazy_flags, CYCLOCK_RELAXED);
 	state = cyclock_atomic_load(&cyclock__host.state, CYCLOCK_SEQ_CST);
-	if ((state == INIT_NONE || state == INIT_FIRST) && take(&state))
+	if ((state == INIT_NONE || state == INIT_FIRST) && take(&state, !read))
 		first_half(flags);
 	else if (state == INIT_MEASURING && (work || measuring_work(&now)))
-		measuring_step(now); /* RAW read once, before the shield if MEASURING then */
-	else if (CYCLOCK__INIT_STATE(state) == INIT_BUSY)
+		measuring_step(now, !read); /* RAW read once, before the shield if MEASURING then */
+	else if (!read && CYCLOCK__INIT_STATE(state) == INIT_BUSY)
 		take_over(flags, state);
-	cyclock__unshield(&shield);
+	if (!read)
+		cyclock__unshield(&shield);
+}
+
+/* Why initialisation is not done, for cyclock_get_state() (describe.c):
+ * set when an explicit call's wait ran out. */
+static CYCLOCK_ATOMIC(bool) waited_out;
+
+const char *cyclock__init_why(void)
+{
+	if (cyclock_atomic_load(&cyclock__host.state, CYCLOCK_ACQUIRE) == INIT_DONE)
+		return NULL;
+	return cyclock_atomic_load(&waited_out, CYCLOCK_RELAXED)
+		       ? "initialisation did not finish within 250 ms (its owner stopped in it, "
+			 "or is gone): the kernel's clocks"
+		       : "initialisation is under way: the kernel's clocks meanwhile";
 }
 
 /* Initialise, and wait until done: another thread may be at it, or a
  * deferred one measuring (a dead owner is taken over: take_over()).
- * Whether the counter is used.  @warp: the warp check, for a second half
- * still to come. */
+ * Whether the counter is used; false, with the kernel's clocks served on
+ * and cyclock__init_why() saying so, if it is not done within
+ * WAIT_BOUND_NS.  @warp: the warp check, for a second half still to come. */
 bool cyclock__init_wait(unsigned int flags, bool warp)
 {
-	uint64_t state;
+	uint64_t state, t0 = 0, now;
 
 	if (warp)
 		cyclock_atomic_store(&want_warp, true, CYCLOCK_SEQ_CST);
 	cyclock__init_once(flags);
 	while ((state = cyclock_atomic_load(&cyclock__host.state, CYCLOCK_ACQUIRE)) !=
 	       INIT_DONE) {
+		now = cyclock__kernel_ns(CLOCK_MONOTONIC_RAW);
+		if (!t0)
+			t0 = now;
+		else if (now - t0 > WAIT_BOUND_NS) {
+			cyclock_atomic_store(&waited_out, true, CYCLOCK_RELAXED);
+			return false;
+		}
 		cyclock__init_once(flags);
 		if (state != INIT_MEASURING)
 			sched_yield();

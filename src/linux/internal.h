@@ -129,6 +129,8 @@ struct cyclock__host {
 	CYCLOCK_ATOMIC(uint32_t) writer;   /* one resync at a time: its process id, or 0 */
 	CYCLOCK_ATOMIC(uint32_t) pending;  /* cyclock_resync() asked while one ran */
 	CYCLOCK_ATOMIC(uint64_t) look_ns;  /* nobody asks if the owner lives before (RAW) */
+	CYCLOCK_ATOMIC(uint64_t) gen;      /* an explicit BUSY's generation, the next */
+	CYCLOCK_ATOMIC(uint64_t) owner;    /* its owner's identity, under its generation */
 };
 #define CYCLOCK__INIT_STATE(word) ((uint32_t)((word) & 0xf)) /* its INIT_* */
 extern struct cyclock__host cyclock__host;
@@ -204,17 +206,21 @@ bool cyclock__trust_needs_hz(const struct cyclock__answers *a);
 struct cyclock__trust cyclock__trust(const struct cyclock__answers *a);
 
 /*
- * checks.c: what initialisation asks the machine, one list, walked one
- * item a read ahead of the second half (cyclock__check_next()) and what is
+ * checks.c: what initialisation asks the machine: what takes a system
+ * call at load (cyclock__check_at_load()), then one list, walked one item
+ * a read ahead of the second half (cyclock__check_next()) and what is
  * left at once (cyclock__check_rest()); init.c keeps what was asked.
  */
 struct cyclock__asked {
-	bool record_tried;         /* the machine's record was looked for, */
-	bool record_loaded;        /* and answered CPUID and the reads' costs */
-	bool clocksource_asked;
+	bool have_load;            /* the load's answers are in: */
+	bool record_loaded;        /* the machine's record answered CPUID and the reads' costs */
 	int clocksource;           /* CYCLOCK__CS_* */
 	char clocksource_name[32];
 };
+void cyclock__check_at_load(void);
+void cyclock__check_loaded(struct cyclock__asked *q); /* the load's answers, if in */
+void cyclock__check_reload(void);                     /* the simulation's, at a reset */
+bool cyclock__check_pending(const struct cyclock__asked *q); /* an item is left */
 bool cyclock__check_next(struct cyclock__asked *q); /* false: nothing left */
 void cyclock__check_rest(struct cyclock__asked *q);
 /* The machine's answers into @a, from what was asked and the caches; the
@@ -244,12 +250,15 @@ void cyclock__init_once(unsigned int flags);
  * counter is used) at its end, from the BUSY that ends it: the preload's,
  * from its constructor, which itself initialises nothing. */
 void cyclock__init_lazily(unsigned int flags, void (*done)(bool counter));
-bool cyclock__init_wait(unsigned int flags, bool warp);
+bool cyclock__init_wait(unsigned int flags, bool warp); /* bounded */
+const char *cyclock__init_why(void); /* why not done yet; NULL once done */
 void cyclock__init_fork_child(void);
 bool cyclock__checked_ahead(void); /* the reads in the span did every check (tests) */
 bool cyclock__record_used(void);   /* the machine's record answered (tests) */
 
-/* process.c: the fork handler, for the child (and the tests). */
+/* process.c: the library's load (read.c's constructor calls it), and the
+ * fork handler, for the child (and the tests). */
+void cyclock__load(void);
 void cyclock__fork_child(void);
 
 /* local.c: cyclock_local() on an unsynchronised counter. */

@@ -28,9 +28,8 @@ static inline int cyclock__kernel_gettime(clockid_t id, struct timespec *ts)
 	return vdso ? vdso(id, ts) : cyclock__next_gettime(id, ts);
 }
 #endif
-uint32_t cyclock__pid(void);
+uint32_t cyclock__pid(void);             /* cached at load and at fork(); 0 before */
 uint32_t cyclock__pid_fresh(void);     /* the kernel's answer, cached: a system call */
-void cyclock__pid_forget(void);          /* a child of fork(), in the handler */
 uint32_t cyclock__tid(void);             /* the calling task's thread id: a system call */
 struct stat;
 struct statfs;
@@ -40,7 +39,12 @@ void cyclock__sys_close(int fd);                        /* functions (world.c) *
 int cyclock__sys_fstat(int fd, struct stat *st);
 int cyclock__sys_fstatfs(int fd, struct statfs *fs);
 uid_t cyclock__sys_geteuid(void);
-bool cyclock__task_alive(uint32_t tid);  /* false once it exited; true if it cannot be told */
+/* Task @tid as the kernel knows it: an identity no other task can have
+ * while anyone looks (its pidfs inode, else its start time), 0 if none
+ * can be had; and whether task @tid of that identity is gone (exited, or
+ * the id is another task's now).  System calls: explicit calls only. */
+uint64_t cyclock__task_ident(uint32_t tid);
+bool cyclock__task_gone(uint32_t tid, uint64_t ident);
 void cyclock__at_load(void); /* what stderr is (say() writes only there) */
 void cyclock__say(const char *msg, size_t n);
 void cyclock__say_once(CYCLOCK_ATOMIC(uint32_t) *said, const char *msg, size_t n);
@@ -52,8 +56,9 @@ static inline uint64_t cyclock__kernel_ns(clockid_t id)
 		return 0;
 	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
-int cyclock__env_source(void);
+int cyclock__env_source(void);   /* read once, at load, and remembered */
 int cyclock__env_ordered(void);
+void cyclock__env_ordered_at_load(void); /* says at load if it names a read that fails here */
 void cyclock__say_ordered_refused(uint32_t how, const char *why);
 bool cyclock__cpuid_ahead(void);       /* one more leaf into the cache; false if none left */
 bool cyclock__cpuid_pending(void);     /* a leaf is left to ask */
@@ -73,6 +78,7 @@ bool cyclock__record_load(void);
 void cyclock__record_save(void);
 unsigned int cyclock__cpuid_asked(void); /* CPUID instructions run so far */
 bool cyclock__counter_invariant(void);
+void cyclock__counter_hz_at_load(void); /* a file that states the frequency, read at load */
 uint64_t cyclock__counter_hz_hint(const char **how);
 bool cyclock__kernel_clocksource(char *name, size_t len);
 unsigned int cyclock__allowed_cpus(int cpu[2]);

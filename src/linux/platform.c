@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -71,22 +72,21 @@ static bool stderr_is_ours(void)
 }
 
 /*
- * The process id, cached: getpid() once per process.  A child of fork()
- * forgets its parent's in the fork handler (cyclock__pid_forget()); a
- * child of a raw fork system call, which runs no handler, still holds its
- * parent's, which matters only where a word in shared state names our
- * cached id (the writer flag, initialisation's owner): there
- * cyclock__pid_fresh() asks the kernel.  (A page the kernel wipes at
- * fork, MADV_WIPEONFORK, would spare that question, but had cost every
- * process 15 us at its start: docs/hosted.md, "A process's start, summed".)
+ * The process id, cached: getpid() at load (the library's constructor)
+ * and in a child of fork() (its handler), so that no read asks; 0 before
+ * load.  A child of a raw fork system call, which runs no handler, still
+ * holds its parent's, which matters only where a word in shared state
+ * names our cached id (the writer flag, initialisation's owner): there an
+ * explicit call asks the kernel (cyclock__pid_fresh()), and reads leave
+ * such a word alone.  (A page the kernel wipes at fork, MADV_WIPEONFORK,
+ * would tell without asking, but had cost every process 15 us at its
+ * start: docs/hosted.md, "A process's start, summed".)
  */
 static CYCLOCK_ATOMIC(uint32_t) pid_cached;
 
 uint32_t cyclock__pid(void)
 {
-	uint32_t pid = cyclock_atomic_load(&pid_cached, CYCLOCK_RELAXED);
-
-	return pid ? pid : cyclock__pid_fresh();
+	return cyclock_atomic_load(&pid_cached, CYCLOCK_RELAXED);
 }
 
 uint32_t cyclock__pid_fresh(void)
@@ -97,49 +97,115 @@ uint32_t cyclock__pid_fresh(void)
 	return pid;
 }
 
-void cyclock__pid_forget(void)
-{
-	cyclock_atomic_store(&pid_cached, 0, CYCLOCK_RELAXED);
-}
-
 uint32_t cyclock__tid(void)
 {
 	return (uint32_t)syscall(SYS_gettid);
 }
 
-/*
- * Whether task @tid has not exited: kill(2) with no signal finds it (a
- * thread's id too), and /proc says whether it is a zombie, which still
- * takes signals.  Where /proc cannot be read, alive: a zombie is then
- * found dead only once reaped.  Not async-signal-safe (snprintf).
- */
-bool cyclock__task_alive(uint32_t tid)
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL /* Linux 6.9: a pidfd of a thread, not a thread group */
+#endif
+#define PID_FS_MAGIC_ 0x50494446
+#define IDENT_PIDFS (1ull << 63) /* an identity that is a pidfs inode, not a start time */
+
+static int pidfd_of(uint32_t tid)
 {
-	char path[32], buf[512], *state;
-	int saved = errno, fd;
-	ssize_t n = 0;
+	return (int)syscall(SYS_pidfd_open, (pid_t)tid, PIDFD_THREAD);
+}
 
-	if (kill((pid_t)tid, 0) && errno == ESRCH) {
-		errno = saved;
-		return false;
-	}
+/* The inode of pidfd @fd on pidfs (Linux 6.9 on), which no other task
+ * gets for the life of the boot; 0 where pidfds are anonymous inodes. */
+static uint64_t pidfs_ino(int fd)
+{
+	struct statfs fs;
+	struct stat st;
+
+	if (fstatfs(fd, &fs) || fs.f_type != PID_FS_MAGIC_ || fstat(fd, &st))
+		return 0;
+	return (uint64_t)st.st_ino;
+}
+
+/* Task @tid's state letter and start time (clock ticks since boot) from
+ * /proc/<tid>/stat: false, errno ENOENT, if it has none. */
+static bool proc_stat(uint32_t tid, char *state, uint64_t *start)
+{
+	char path[32], buf[1024], *p;
+	int fd, field = 3;
+	ssize_t n;
+
 	snprintf(path, sizeof(path), "/proc/%u/stat", (unsigned int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) { /* no /proc, or reaped since */
-		bool alive = !(kill((pid_t)tid, 0) && errno == ESRCH);
-
-		errno = saved;
-		return alive;
-	}
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	/* "tid (comm) S ...": the comm may hold anything, so the last ')'. */
+	if (!(p = strrchr(buf, ')')) || p[1] != ' ') {
+		errno = ENOENT;
+		return false;
+	}
+	*state = p[2];
+	for (p += 2; *p && field < 22; p++)
+		field += *p == ' ';
+	*start = strtoull(p, NULL, 10);
+	return true;
+}
+
+uint64_t cyclock__task_ident(uint32_t tid)
+{
+	int saved = errno, fd = pidfd_of(tid);
+	uint64_t ident = 0, start;
+	char state;
+
+	if (fd >= 0) {
+		ident = pidfs_ino(fd);
+		close(fd);
+	}
+	if (ident)
+		ident |= IDENT_PIDFS;
+	else if (proc_stat(tid, &state, &start))
+		ident = start + 1;
 	errno = saved;
-	if (n <= 0)
-		return false; /* reaped since */
-	buf[n] = '\0';
-	/* "pid (comm) S ...": the comm may hold anything, so the last ')'. */
-	state = strrchr(buf, ')');
-	return !state || (state[1] != ' ' || (state[2] != 'Z' && state[2] != 'X'));
+	return ident;
+}
+
+/* Gone, by its pidfd: none for the id (reaped), one of another inode
+ * (the id reused), or one that says the task exited. */
+static bool gone_by_pidfd(uint32_t tid, uint64_t ino)
+{
+	struct pollfd p = { .fd = pidfd_of(tid), .events = POLLIN };
+	bool gone;
+
+	if (p.fd < 0)
+		return errno == ESRCH;
+	gone = pidfs_ino(p.fd) != ino || poll(&p, 1, 0) > 0;
+	close(p.fd);
+	return gone;
+}
+
+/*
+ * Whether task @tid of identity @ident (cyclock__task_ident()) is gone.
+ * By its pidfd, exactly; by its start time, which a task that took the id
+ * over within the same clock tick shares (then not gone: a bounded wait
+ * ends it); with no identity, only once nothing has the id.  Not
+ * async-signal-safe (snprintf).
+ */
+bool cyclock__task_gone(uint32_t tid, uint64_t ident)
+{
+	int saved = errno;
+	uint64_t start;
+	char state;
+	bool gone;
+
+	if (ident & IDENT_PIDFS)
+		gone = gone_by_pidfd(tid, ident & ~IDENT_PIDFS);
+	else if (ident)
+		gone = !proc_stat(tid, &state, &start) || state == 'Z' || state == 'X' ||
+		       start + 1 != ident;
+	else
+		gone = kill((pid_t)tid, 0) && errno == ESRCH;
+	errno = saved;
+	return gone;
 }
 
 /*
@@ -237,7 +303,7 @@ static void complain_once(CYCLOCK_ATOMIC(uint32_t) *said, const char *head, cons
 
 /* CYCLOCK_SOURCE: FORCE_NONE (unset or bad), FORCE_COUNTER or FORCE_KERNEL.
  * "tsc" names the x86 counter; "counter" is accepted on every architecture. */
-int cyclock__env_source(void)
+static int env_source(void)
 {
 	static CYCLOCK_ATOMIC(uint32_t) said;
 	const char *v = getenv("CYCLOCK_SOURCE");
@@ -257,6 +323,25 @@ int cyclock__env_source(void)
 	return FORCE_NONE;
 }
 
+/* Read once, at load (checks.c): a bad value's message is written there,
+ * not on a read, which writes nothing.  The simulation reads it anew at
+ * each reset, as a test sets it. */
+static CYCLOCK_ATOMIC(int) source_read = -1;
+
+int cyclock__env_source(void)
+{
+	int v = cyclock_atomic_load(&source_read, CYCLOCK_RELAXED);
+
+#ifdef CYCLOCK_SIM
+	v = -1;
+#endif
+	if (v < 0) {
+		v = env_source();
+		cyclock_atomic_store(&source_read, v, CYCLOCK_RELAXED);
+	}
+	return v;
+}
+
 /* Whether @v names ordered read @how: its whole name, or the part before
  * a ';' ("lfence" for "lfence;rdtsc"). */
 static bool names_ordered(const char *v, uint32_t how)
@@ -268,7 +353,7 @@ static bool names_ordered(const char *v, uint32_t how)
 }
 
 /* CYCLOCK_ORDERED_READ: the ordered read it names, or -1 (unset or bad). */
-int cyclock__env_ordered(void)
+static int env_ordered(void)
 {
 	static CYCLOCK_ATOMIC(uint32_t) said;
 	const char *v = getenv("CYCLOCK_ORDERED_READ");
@@ -286,6 +371,36 @@ int cyclock__env_ordered(void)
 	snprintf(expected + n, sizeof(expected) - n, ")");
 	complain_once(&said, "cyclock: ignoring CYCLOCK_ORDERED_READ=\"", v, expected);
 	return -1;
+}
+
+/* CYCLOCK_ORDERED_READ's, read at load (checks.c), where a bad value or
+ * a read that does not work here is said (the ordered read that works
+ * everywhere needs no asking; any other is asked of CPUID, or of the
+ * machine's record); -1 for either, so that no read writes a message.
+ * The simulation reads it at each initialisation. */
+static CYCLOCK_ATOMIC(int) ordered_read = -2;
+
+void cyclock__env_ordered_at_load(void)
+{
+	int v = env_ordered();
+	const char *why = "";
+
+	if (v >= 0 && v != CYCLOCK_ARCH_ORDERED_ANY &&
+	    !cyclock_arch_ordered_works((uint32_t)v, &why)) {
+		cyclock__say_ordered_refused((uint32_t)v, why);
+		v = -1;
+	}
+	cyclock_atomic_store(&ordered_read, v, CYCLOCK_RELAXED);
+}
+
+int cyclock__env_ordered(void)
+{
+	int v = cyclock_atomic_load(&ordered_read, CYCLOCK_RELAXED);
+
+#ifdef CYCLOCK_SIM
+	v = -2;
+#endif
+	return v == -2 ? env_ordered() : v;
 }
 
 /* CYCLOCK_ORDERED_READ named a read that does not work here. */
@@ -312,14 +427,18 @@ int cyclock__thread_start(pthread_t *t, bool detached, void *(*fn)(void *), void
 {
 	pthread_attr_t attr;
 	sigset_t all, old;
-	cpu_set_t cpus;
+	cpu_set_t cpus, mine;
 	int err = pthread_attr_init(&attr);
 
 	if (err)
 		return err;
 	if (detached)
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (sched_getaffinity(getpid(), sizeof(cpus), &cpus) == 0)
+	/* Only a caller pinned otherwise than the process pins its thread
+	 * (sched_setaffinity(2), systemd's @resources): most callers make no
+	 * such call. */
+	if (sched_getaffinity(getpid(), sizeof(cpus), &cpus) == 0 &&
+	    sched_getaffinity(0, sizeof(mine), &mine) == 0 && !CPU_EQUAL(&cpus, &mine))
 		pthread_attr_setaffinity_np(&attr, sizeof(cpus), &cpus);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The library's life in a process: cyclock_init(), and what a child of
- * fork() repairs, registered at load.  It sits above initialisation
+ * The library's life in a process: its load, cyclock_init(), and what a
+ * child of fork() repairs, registered at load.  It sits above initialisation
  * (init.c) and the coarse clock's ticker (coarse.c), which it starts and
  * repairs; nothing in the library calls here.
  */
@@ -25,10 +25,11 @@ int cyclock_init(unsigned int flags)
 
 /* The fork handler, for the child; also the tests'.  The parent's other
  * threads are gone: an initialisation one of them held, the writer flag
- * (which left the copies readers use whole), the ticker. */
+ * (which left the copies readers use whole), the ticker.  Its process id
+ * is asked here (getpid(2)), in fork(), so that no read asks. */
 void cyclock__fork_child(void)
 {
-	cyclock__pid_forget();
+	cyclock__pid_fresh();
 	cyclock__init_fork_child();
 	cyclock_atomic_store(&cyclock__host.writer, 0, CYCLOCK_SEQ_CST);
 	cyclock__coarse_fork_child();
@@ -36,14 +37,21 @@ void cyclock__fork_child(void)
 }
 
 /*
- * The fork handler is registered at load time, since a lazy first read
- * may run where pthread_atfork() (which allocates) may not; so is the
- * identity of the stderr messages may go to (platform.c).  It cannot
- * block; if it fails for want of memory, a child of fork() still reads
- * correct time, but may resync less (see cyclock__fork_child()).
+ * The library's load, before main() (read.c's constructor) and so before
+ * any seccomp filter the program installs itself: everything the library
+ * asks that takes a system call (docs/hosted.md, "System calls"): the
+ * identity of the stderr messages may go to (platform.c), the process id,
+ * and what initialisation asks the machine (checks.c); and the fork
+ * handler, since a lazy first read may run where pthread_atfork() (which
+ * allocates) may not.  It cannot block, and asks the machine nothing for
+ * a process on the kernel's clocks (CYCLOCK_SOURCE=kernel); if the
+ * handler fails for want of memory, a child of fork() still reads correct
+ * time, but may resync less (see cyclock__fork_child()).
  */
-__attribute__((constructor)) static void register_fork_child(void)
+void cyclock__load(void)
 {
 	pthread_atfork(NULL, NULL, cyclock__fork_child);
 	cyclock__at_load();
+	cyclock__pid_fresh();
+	cyclock__check_at_load();
 }

@@ -44,16 +44,24 @@ static void track_resync(struct cyclock__track *tr, const struct cyclock__sample
 		cyclock__status_counts(s->ns, d.what == CYCLOCK__KERNEL);
 }
 
-/* The writer flag holds the process id of its holder: one left behind by
- * a thread of another process (a child of a raw fork system call) is
- * taken over.  Its holder left the copies readers use whole (segment.c). */
-bool cyclock__writer_try(void)
+/*
+ * The writer flag holds the process id of its holder: one left behind by
+ * a thread of another process is taken over.  Its holder left the copies
+ * readers use whole (segment.c).  A child of a raw fork system call
+ * caches its parent's id, which its parent's threads left on the flag:
+ * only an @explicit call (cyclock_resync(), initialisation's) asks the
+ * kernel whose it is; a read makes no system call, and leaves a flag that
+ * names its own cached id to its holder.
+ */
+bool cyclock__writer_try(bool explicit)
 {
 	uint32_t held = 0, me = cyclock__pid();
 
+	if (!me) /* before load: no resync yet */
+		return false;
 	if (cyclock_atomic_cas(&cyclock__host.writer, &held, me, CYCLOCK_ACQUIRE, CYCLOCK_RELAXED))
 		return true;
-	if (held == me && (me = cyclock__pid_fresh()) == held)
+	if (held == me && (!explicit || (me = cyclock__pid_fresh()) == held))
 		return false; /* one of our threads' */
 	if (!cyclock_atomic_cas(&cyclock__host.writer, &held, me, CYCLOCK_ACQUIRE,
 				CYCLOCK_RELAXED))
@@ -61,12 +69,11 @@ bool cyclock__writer_try(void)
 	return true;
 }
 
-/* Whether flag value @held is one of our threads': our cached id, and the
- * kernel's (a raw fork's child caches its parent's, which its parent's
- * threads left on the flag). */
-bool cyclock__writer_ours(uint32_t held)
+/* Whether flag value @held is one of our threads': our cached id, and,
+ * for an @explicit call, the kernel's. */
+bool cyclock__writer_ours(uint32_t held, bool explicit)
 {
-	return held == cyclock__pid() && held == cyclock__pid_fresh();
+	return held == cyclock__pid() && (!explicit || held == cyclock__pid_fresh());
 }
 
 void cyclock__writer_done(void)
@@ -94,7 +101,8 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded)
 	struct cyclock__shield shield;
 	uint32_t seq0 = CYCLOCK__SEQ(cyclock_atomic_load(&tr->tl->seq, CYCLOCK_RELAXED));
 
-	if (cyclock__writer_ours(cyclock_atomic_load(&cyclock__host.writer, CYCLOCK_RELAXED)))
+	if (cyclock__writer_ours(cyclock_atomic_load(&cyclock__host.writer, CYCLOCK_RELAXED),
+				 shielded))
 		return false; /* another of our threads is at it */
 	offsets = mono && (cyclock_atomic_load(&cyclock__host.pending, CYCLOCK_RELAXED) ||
 			   cyclock__kernel_ns(CLOCK_MONOTONIC) -
@@ -106,7 +114,7 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded)
 	cyclock__sample(tr->id, &s);
 	if (shielded)
 		cyclock__shield(&shield);
-	if (!cyclock__writer_try()) {
+	if (!cyclock__writer_try(shielded)) {
 		if (shielded)
 			cyclock__unshield(&shield);
 		return false;

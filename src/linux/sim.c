@@ -64,6 +64,10 @@ bool cyclock__counter_invariant(void)
 	return sim_cfg.invariant;
 }
 
+void cyclock__counter_hz_at_load(void)
+{
+}
+
 uint64_t cyclock__counter_hz_hint(const char **how)
 {
 	*how = "simulated CPUID";
@@ -95,4 +99,5 @@ void cyclock__sim_reset(const struct cyclock_sim_config *cfg)
 	cyclock_atomic_store(&cyclock__raw.how, CYCLOCK_ARCH_ORDERED_ANY, CYCLOCK_SEQ_CST);
 	cyclock_atomic_store(&cyclock__coarse.below, 0, CYCLOCK_SEQ_CST);
 	cyclock__local_reset();
+	cyclock__check_reload(); /* what a new process asks at load */
 }

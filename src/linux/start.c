@@ -90,7 +90,7 @@ void cyclock__start_counter(double hz, const struct cyclock__sample *s1)
 	 * resync: the writer flag keeps it out until both timelines and their
 	 * tracking are whole (it reads on, capped, meanwhile).  Nobody else
 	 * can hold it yet, but a raw fork's child of ours may find it held. */
-	held = cyclock__writer_try();
+	held = cyclock__writer_try(false);
 	cyclock__track_start(&cyclock__tracks.mono, &sm);
 	cyclock__track_start(&cyclock__tracks.raw, s1);
 	/* The rate's baseline starts at init's first sample. */

@@ -250,24 +250,36 @@ bool cyclock__counter_invariant(void)
 }
 
 #ifdef CYCLOCK_ARCH_HZ_DEVICE_TREE
+static uint64_t dt_hz; /* written at load, before any read */
+
 /* The counter's frequency from the device tree property the arch header
- * names, a big-endian u32 (riscv64's timebase-frequency), or 0. */
-uint64_t cyclock__counter_hz_hint(const char **how)
+ * names, a big-endian u32 (riscv64's timebase-frequency), or 0: read at
+ * load (checks.c), since it takes system calls. */
+void cyclock__counter_hz_at_load(void)
 {
 	int fd = open(CYCLOCK_ARCH_HZ_DEVICE_TREE, O_RDONLY | O_CLOEXEC);
 	unsigned char be[4];
 	ssize_t n;
 
 	if (fd < 0)
-		return 0;
+		return;
 	n = read(fd, be, sizeof(be));
 	close(fd);
-	if (n != (ssize_t)sizeof(be))
-		return 0;
-	*how = "device tree";
-	return (uint64_t)be[0] << 24 | (uint64_t)be[1] << 16 | (uint64_t)be[2] << 8 | be[3];
+	if (n == (ssize_t)sizeof(be))
+		dt_hz = (uint64_t)be[0] << 24 | (uint64_t)be[1] << 16 | (uint64_t)be[2] << 8 | be[3];
+}
+
+uint64_t cyclock__counter_hz_hint(const char **how)
+{
+	if (dt_hz)
+		*how = "device tree";
+	return dt_hz;
 }
 #else
+void cyclock__counter_hz_at_load(void)
+{
+}
+
 uint64_t cyclock__counter_hz_hint(const char **how)
 {
 	return cyclock_arch_counter_hz_hint(how);

@@ -27,8 +27,10 @@
  *    unknown id), exactly the kernel's, where the vDSO would crash;
  *  - every id, when cyclock uses the kernel's clocks (no trusted counter).
  *
- * The constructor (preload_init()) asks the machine nothing, neither
- * waits nor starts a thread: the reads initialise cyclock lazily.  Until
+ * The constructor (preload_init()) asks the machine nothing (the
+ * library's own constructor asks, at load, what takes a system call:
+ * docs/hosted.md, "System calls"), neither waits nor starts a thread:
+ * the reads initialise cyclock lazily, with no system call.  Until
  * the constructor has run, every call passes through to the kernel through
  * syscall(): calls from constructors of libraries initialised before this
  * one, from threads they started, and from signal handlers that interrupt
@@ -356,11 +358,10 @@ static void initialised(bool counter)
  * Runs once per process image, before main() and after the constructors
  * of the libraries initialised before this one.  dlsym() returning NULL
  * (no next definition) leaves the syscall in place.  It asks the machine
- * nothing, so that a program that reads no clock, or one, pays for no
- * initialisation (docs/hosted.md, "A process's start, summed"): the reads
- * initialise lazily, as cyclock_now()'s do (CYCLOCK__INIT_READ), and get
- * the kernel's clocks through cyclock's slow path until the timelines
- * start.  No per-CPU cyclock_local() (CYCLOCK__INIT_NO_LOCAL).  With
+ * nothing (the library's constructor does, at load: docs/hosted.md,
+ * "System calls"): the reads initialise lazily, as cyclock_now()'s do
+ * (CYCLOCK__INIT_READ), and get the kernel's clocks through cyclock's
+ * slow path until the timelines start.  No per-CPU cyclock_local() (CYCLOCK__INIT_NO_LOCAL).  With
  * CYCLOCK_SOURCE=kernel, and once initialisation has distrusted the
  * counter (initialised()), every clock passes through.
  */

@@ -2,14 +2,16 @@
 /*
  * Initialisation that never waits (every read's): the library's own
  * CYCLOCK__INIT_DEFER.  The first half returns at once, without the
- * 500 us measurement; the reads after it ask the machine one check each,
- * however far apart they come; reads before 500 us have passed are the
- * kernel's clocks, and the first read after them with no check left
- * starts the timelines, with the frequency measured over the whole gap.
- * With a stated frequency, the read after the last check finishes.  A
- * counter the kernel distrusts is measured all the same, for the per-CPU
- * cyclock_local(), unless CYCLOCK__INIT_NO_LOCAL (the preload's) says
- * nobody asks for it: then it finishes after the checks, without waiting.
+ * 500 us measurement; what takes a system call was asked at load, and
+ * what is left (CPUID, the ordered reads' timing: none in simulation) the
+ * reads after it ask one check each, however far apart they come; reads
+ * before 500 us have passed are the kernel's clocks, and the first read
+ * after them with no check left starts the timelines, with the frequency
+ * measured over the whole gap.  A stated frequency is checked over
+ * 100 us first, and refused if it disagrees.  A counter the kernel distrusts is measured all
+ * the same, for the per-CPU cyclock_local(), unless CYCLOCK__INIT_NO_LOCAL
+ * (the preload's) says nobody asks for it: then it finishes after the
+ * checks, without waiting.
  * Across the switch no clock goes back.
  */
 #include <stdarg.h>
@@ -145,41 +147,54 @@ static int reads_to_done(uint64_t gap, int most)
 	return n;
 }
 
-/* The checks (checks.c) in simulation: the machine's record and the
- * clocksource (it has no CPUID, and one ordered read to time). */
-#define CHECKS 2
-
-/* A stated frequency needs no span: the read after the last check
- * finishes, well within the 500 us. */
-static void stated_frequency_finishes_after_the_checks(void **state)
+/* A stated frequency needs a span of 100 us, to check it, not the 500 us
+ * of a measurement: what takes a system call was asked at load
+ * (checks.c), and the simulation has no CPUID and its one ordered read
+ * timed then, so reads 10 us apart finish at the tenth. */
+static void stated_frequency_finishes_after_its_check(void **state)
 {
 	(void)state;
 	sim_start(RATE, RATE, true, true);
 	cyclock__init_once(DEFER | CYCLOCK__INIT_NO_LOCAL);
 	assert_int_equal(init_state(), INIT_MEASURING);
-	assert_int_equal(reads_to_done(10 * US, CHECKS + 1), CHECKS + 1);
+	assert_int_equal(reads_to_done(10 * US, 11), 10);
 	assert_int_equal(state_now().using_counter, CYCLOCK_USING_COUNTER);
+	assert_string_equal(state_now().hz_source, "simulated CPUID");
 	/* Timing the ordered reads takes a few hundred counter reads. */
 	if (w.gettime_calls + w.counter_calls > FEW_CALLS + 1000)
 		fail_msg("%lu seam calls: it waited", w.gettime_calls + w.counter_calls);
 }
 
-/* One read a millisecond finds the span over at its first: it still asks
- * one check, and the second half comes with none left, in a read of its
- * own (one read had paid for them all). */
-static void late_reads_ask_one_check_each(void **state)
+/* A stated frequency 2 % off (as a forged machine's record would state
+ * it): refused at its check, the frequency measured over the 500 us, and
+ * no clock further off the kernel's, across the hand-over and after it,
+ * than a right one leaves it. */
+static void a_wrong_stated_frequency_is_refused(void **state)
+{
+	uint64_t last[NCLOCKS] = { 0 };
+	struct cyclock_state st;
+
+	(void)state;
+	sim_start(RATE, RATE + RATE / 50, true, true);
+	cyclock__init_once(DEFER | CYCLOCK__INIT_NO_LOCAL);
+	for (uint64_t t0 = w.t; w.t - t0 < 20 * MS; w.t += 10 * US)
+		read_all_in_order(last, "a wrong stated frequency", GOOD_NS);
+	st = state_now();
+	assert_int_equal(st.using_counter, CYCLOCK_USING_COUNTER);
+	if (!strstr(st.hz_source, "disagreed") || st.hz_hint < RATE * (1 - 1e-4) ||
+	    st.hz_hint > RATE * (1 + 1e-4))
+		fail_msg("the frequency %.0f Hz, from \"%s\"", st.hz_hint, st.hz_source);
+}
+
+/* One read a millisecond finds the span over at its first: with nothing
+ * left to ask (asked at load), that read does the second half. */
+static void a_late_read_does_the_second_half(void **state)
 {
 	(void)state;
 	sim_start(RATE, 0, true, true);
 	cyclock__init_once(DEFER);
-	w.t += 1000 * US;
-	(void)cyclock_now();
+	assert_true(cyclock__checked_ahead());
 	assert_int_equal(init_state(), INIT_MEASURING);
-	while (!cyclock__checked_ahead() && init_state() != INIT_DONE) {
-		w.t += 1000 * US;
-		(void)cyclock_now();
-	}
-	assert_int_equal(init_state(), INIT_MEASURING); /* the last check's read did no more */
 	assert_int_equal(reads_to_done(1000 * US, 1), 1); /* the second half */
 	assert_int_equal(state_now().using_counter, CYCLOCK_USING_COUNTER);
 }
@@ -210,7 +225,7 @@ static void distrusted_finishes_without_measuring(void **state)
 	sim_start(RATE, 0, true, false);
 	cyclock__init_once(DEFER | CYCLOCK__INIT_NO_LOCAL);
 	assert_int_equal(init_state(), INIT_MEASURING);
-	assert_int_equal(reads_to_done(10 * US, CHECKS + 1), 3); /* record, clocksource, done */
+	assert_int_equal(reads_to_done(10 * US, 1), 1); /* asked at load: done */
 	assert_int_equal(state_now().using_counter, CYCLOCK_USING_KERNEL);
 	if (w.gettime_calls + w.counter_calls > FEW_CALLS)
 		fail_msg("%lu seam calls: it measured a frequency it has no use for",
@@ -228,7 +243,7 @@ static void fork_child_between_halves(void **state)
 	atomic_store(&cyclock__host.state, INIT_BUSY); /* as if a thread were finishing */
 	cyclock__fork_child();
 	assert_int_equal(init_state(), INIT_MEASURING);
-	(void)reads_to_done(600 * US, CHECKS + 1);
+	(void)reads_to_done(600 * US, 1);
 }
 
 int main(void)
@@ -237,8 +252,9 @@ int main(void)
 		cmocka_unit_test_setup(first_read_does_not_wait, clear_env),
 		cmocka_unit_test_setup(measured_frequency_waits_for_a_read, clear_env),
 		cmocka_unit_test_setup(cyclock_init_finishes, clear_env),
-		cmocka_unit_test_setup(stated_frequency_finishes_after_the_checks, clear_env),
-		cmocka_unit_test_setup(late_reads_ask_one_check_each, clear_env),
+		cmocka_unit_test_setup(stated_frequency_finishes_after_its_check, clear_env),
+		cmocka_unit_test_setup(a_wrong_stated_frequency_is_refused, clear_env),
+		cmocka_unit_test_setup(a_late_read_does_the_second_half, clear_env),
 		cmocka_unit_test_setup(distrusted_measures_for_local, clear_env),
 		cmocka_unit_test_setup(distrusted_finishes_without_measuring, clear_env),
 		cmocka_unit_test_setup(fork_child_between_halves, clear_env),
