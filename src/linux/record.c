@@ -9,16 +9,20 @@
  * there fresh, and why a record that is not is only slower.
  *
  * The file is /dev/shm/cyclock-machine.<euid>, or what CYCLOCK_MACHINE_RECORD
- * names ("off": none), and it is used only if it is all of:
+ * names ("off": none).  Its open never waits (O_NONBLOCK: not for a FIFO's
+ * writer, nor for a lease's break) nor follows a link, and it is used only
+ * if it is all of:
  *  - a regular file on a tmpfs (what a reboot empties), owned by this
- *    effective user, writable by it alone, of the record's size;
+ *    effective user, writable by it alone, of the record's size: all
+ *    checked on the descriptor before it is read;
  *  - of this boot: CLOCK_REALTIME - CLOCK_BOOTTIME, which only a step of
  *    the system clock moves, within 100 ms of the writer's;
  *  - of this machine: the same AT_HWCAP and AT_HWCAP2;
  *  - whole: the layout's version, and a checksum.
  * Anything else is a process that asks, as if there were none, and then
- * writes its own (a new file renamed over the old: readers see one or the
- * other).  Async-signal-safe, as a read's initialisation must be.
+ * writes its own (a new file of a name nobody can make ahead of it,
+ * renamed over the old: readers see one or the other).  Async-signal-safe,
+ * as a read's initialisation must be.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,38 +31,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
 #include "internal.h"
+#include "record.h"
 
 #define RECORD_DIR "/dev/shm/cyclock-machine."
-#define RECORD_VERSION 1
 #define RECORD_BOOT_SLACK_NS (100 * NSEC_PER_USEC * 1000) /* two clock reads apart */
 #define TMPFS_MAGIC_ 0x01021994
 
-/* The layout, version 1: tests/linux/test_machine_record.c knows where
- * boot_ns and hwcap are, and that the checksum is the last 8 bytes. */
-struct record {
-	char magic[8];                 /* "cyclock" */
-	uint32_t version, size;
-	uint64_t boot_ns;              /* CLOCK_REALTIME - CLOCK_BOOTTIME */
-	uint64_t hwcap, hwcap2;
-	struct cyclock__cpuid_answer cpuid[CYCLOCK__CPUID_MAX];
-	uint32_t cpuid_n;
-	uint32_t timed;                /* the ordered reads' costs were measured: */
-	uint64_t ordered_best[CYCLOCK_ARCH_ORDERED_HOWS]; /* counts; UINT64_MAX: does not work */
-	uint64_t check;                /* of everything before it */
-};
-
 /* FNV-1a over the record but its checksum. */
-static uint64_t checksum(const struct record *r)
+static uint64_t checksum(const struct cyclock__record *r)
 {
 	const unsigned char *p = (const unsigned char *)r;
 	uint64_t h = 0xcbf29ce484222325ull;
 
-	for (size_t i = 0; i < offsetof(struct record, check); i++)
+	for (size_t i = 0; i < offsetof(struct cyclock__record, check); i++)
 		h = (h ^ p[i]) * 0x100000001b3ull;
 	return h;
 }
@@ -100,8 +92,9 @@ static bool record_path(char *path, size_t len, uid_t *uid)
 	return true;
 }
 
-/* A record of @fd that user @uid may trust, in @r. */
-static bool trusted(int fd, struct record *r, uid_t uid)
+/* A record of @fd that user @uid may trust, in @r: the descriptor's file
+ * checked before a byte of it is read. */
+static bool trusted(int fd, struct cyclock__record *r, uid_t uid)
 {
 	struct stat st;
 	struct statfs fs;
@@ -114,7 +107,7 @@ static bool trusted(int fd, struct record *r, uid_t uid)
 		return false;
 	if (cyclock__sys_read(fd, r, sizeof(*r)) != (ssize_t)sizeof(*r))
 		return false;
-	if (memcmp(r->magic, "cyclock", 8) || r->version != RECORD_VERSION ||
+	if (memcmp(r->magic, "cyclock", 8) || r->version != CYCLOCK__RECORD_VERSION ||
 	    r->size != sizeof(*r) || r->check != checksum(r) ||
 	    r->cpuid_n > CYCLOCK__CPUID_MAX)
 		return false;
@@ -126,7 +119,7 @@ static bool trusted(int fd, struct record *r, uid_t uid)
 
 bool cyclock__record_load(void)
 {
-	struct record r;
+	struct cyclock__record r;
 	char path[256];
 	int saved = errno, fd;
 	uid_t uid;
@@ -134,7 +127,7 @@ bool cyclock__record_load(void)
 
 	if (!record_path(path, sizeof(path), &uid))
 		return false;
-	fd = cyclock__sys_open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+	fd = cyclock__sys_open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0);
 	if (fd < 0) {
 		errno = saved;
 		return false;
@@ -147,13 +140,33 @@ bool cyclock__record_load(void)
 	return ok;
 }
 
+/*
+ * @path, a dot and 16 hex digits from getrandom() into @tmp: a name nobody
+ * can have made ahead of the writer, which creates it with O_EXCL.
+ * Without getrandom() (refused by a sandbox, or early in a boot) the
+ * digits are the counter's and the process's id, which another user could
+ * guess, and so take the name first: that costs this boot's record, no
+ * more, since the writer neither follows nor opens what it finds there.
+ */
+static void temp_path(char *tmp, const char *path)
+{
+	uint64_t x;
+	size_t n = strlen(path);
+
+	if (syscall(SYS_getrandom, &x, sizeof(x), GRND_NONBLOCK) != (long)sizeof(x))
+		x = cyclock_arch_counter() * 0x9e3779b97f4a7c15ull ^ cyclock__pid();
+	memcpy(tmp, path, n);
+	tmp[n++] = '.';
+	for (int i = 60; i >= 0; i -= 4)
+		tmp[n++] = "0123456789abcdef"[x >> i & 0xf];
+	tmp[n] = '\0';
+}
+
 void cyclock__record_save(void)
 {
-	struct record r;
-	char path[256], tmp[280];
-	size_t n;
+	struct cyclock__record r;
+	char path[256], tmp[256 + 18];
 	int saved = errno, fd;
-	uint32_t pid = cyclock__pid();
 	uid_t uid;
 
 	memset(&r, 0, sizeof(r));
@@ -165,26 +178,22 @@ void cyclock__record_save(void)
 		return;
 	r.timed = cyclock__ordered_export(r.ordered_best);
 	memcpy(r.magic, "cyclock", 8);
-	r.version = RECORD_VERSION;
+	r.version = CYCLOCK__RECORD_VERSION;
 	r.size = sizeof(r);
 	r.boot_ns = boot_ns();
 	r.hwcap = getauxval(AT_HWCAP);
 	r.hwcap2 = getauxval(AT_HWCAP2);
 	r.check = checksum(&r);
-	/* path.<pid>, written whole, then renamed over the record. */
-	n = strlen(path);
-	memcpy(tmp, path, n);
-	tmp[n++] = '.';
-	for (uint32_t p = pid, d = 1000000000; d; d /= 10)
-		if (p / d || d == 1)
-			tmp[n++] = (char)('0' + p / d % 10);
-	tmp[n] = '\0';
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	/* Written whole under its own name, then renamed over the record; a
+	 * failure anywhere leaves the old record and no temporary file. */
+	temp_path(tmp, path);
+	fd = cyclock__sys_open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
+			       0600);
 	if (fd >= 0) {
-		bool whole = write(fd, &r, sizeof(r)) == (ssize_t)sizeof(r);
+		bool written = write(fd, &r, sizeof(r)) == (ssize_t)sizeof(r);
 
-		close(fd);
-		if (!whole || rename(tmp, path))
+		cyclock__sys_close(fd);
+		if (!written || rename(tmp, path))
 			unlink(tmp);
 	}
 	errno = saved;
