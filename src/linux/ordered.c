@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "record.h"
 
 #define ROUNDS 8 /* interleaved, the best of each kept */
 #define READS 16 /* back to back, as a loop of clock calls */
@@ -92,6 +93,18 @@ static uint32_t pick_of(const uint64_t b[], const bool works[])
 					       b[h] + b[h] / 32 < b[pick]))
 			pick = h;
 	return pick;
+}
+
+bool cyclock__ordered_plausible(const uint64_t in[CYCLOCK_ARCH_ORDERED_HOWS], uint32_t *pick)
+{
+	bool works[CYCLOCK_ARCH_ORDERED_HOWS];
+
+	timed_reads(works);
+	for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS; h++)
+		if (works[h] ? !choosable(in, works, h) : in[h] != UINT64_MAX)
+			return false;
+	*pick = pick_of(in, works);
+	return true;
 }
 
 bool cyclock__ordered_timed(void)

@@ -6,7 +6,7 @@
  * traps to the hypervisor in a virtual machine, 6 to 17 us a leaf, and a
  * process asks nine; the file costs one open and read.  docs/hosted.md
  * ("Trust", "The machine's record") states what makes an answer kept
- * there fresh, and why a record that is not is only slower.
+ * there fresh, and why a record that is not, or is forged, is only slower.
  *
  * The file is /dev/shm/cyclock-machine.<euid>, or what CYCLOCK_MACHINE_RECORD
  * names ("off": none).  Its open never waits (O_NONBLOCK: not for a FIFO's
@@ -18,7 +18,13 @@
  *  - of this boot: CLOCK_REALTIME - CLOCK_BOOTTIME, which only a step of
  *    the system clock moves, within 100 ms of the writer's;
  *  - of this machine: the same AT_HWCAP and AT_HWCAP2;
- *  - whole: the layout's version, and a checksum.
+ *  - whole: the layout's version, a checksum, and nothing but what a
+ *    writer writes (record.h);
+ *  - what this CPU says: this build's CPUID leaves, those glibc keeps a
+ *    copy of the same as it, a stated frequency in range (cpuid.c); the
+ *    reads' costs in range for the reads that work, none for the others
+ *    (ordered.c); and, asked of the CPU, the leaves that say whether the
+ *    reads this process would run work (confirmed() below).
  * Anything else is a process that asks, as if there were none, and then
  * writes its own (a new file of a name nobody can make ahead of it,
  * renamed over the old: readers see one or the other).  Async-signal-safe,
@@ -92,6 +98,25 @@ static bool record_path(char *path, size_t len, uid_t *uid)
 	return true;
 }
 
+/* Whether @r holds only what a writer of this layout writes: every CPUID
+ * slot past its leaves zero, and costs only if they were timed. */
+static bool whole(const struct cyclock__record *r)
+{
+	static const struct cyclock__cpuid_answer none;
+
+	if (memcmp(r->magic, "cyclock", 8) || r->version != CYCLOCK__RECORD_VERSION ||
+	    r->size != sizeof(*r) || r->check != checksum(r) ||
+	    r->cpuid_n > CYCLOCK__CPUID_MAX || r->timed > 1)
+		return false;
+	for (uint32_t i = r->cpuid_n; i < CYCLOCK__CPUID_MAX; i++)
+		if (memcmp(&r->cpuid[i], &none, sizeof(none)))
+			return false;
+	for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS; h++)
+		if (!r->timed && r->ordered_best[h])
+			return false;
+	return true;
+}
+
 /* A record of @fd that user @uid may trust, in @r: the descriptor's file
  * checked before a byte of it is read. */
 static bool trusted(int fd, struct cyclock__record *r, uid_t uid)
@@ -105,16 +130,69 @@ static bool trusted(int fd, struct cyclock__record *r, uid_t uid)
 		return false;
 	if (cyclock__sys_fstatfs(fd, &fs) || fs.f_type != TMPFS_MAGIC_)
 		return false;
-	if (cyclock__sys_read(fd, r, sizeof(*r)) != (ssize_t)sizeof(*r))
-		return false;
-	if (memcmp(r->magic, "cyclock", 8) || r->version != CYCLOCK__RECORD_VERSION ||
-	    r->size != sizeof(*r) || r->check != checksum(r) ||
-	    r->cpuid_n > CYCLOCK__CPUID_MAX)
+	if (cyclock__sys_read(fd, r, sizeof(*r)) != (ssize_t)sizeof(*r) || !whole(r))
 		return false;
 	now_boot = boot_ns();
 	if (now_boot - r->boot_ns + RECORD_BOOT_SLACK_NS > 2 * RECORD_BOOT_SLACK_NS)
 		return false;
 	return r->hwcap == getauxval(AT_HWCAP) && r->hwcap2 == getauxval(AT_HWCAP2);
+}
+
+/* Whether this process would run ordered read @h on the record's word:
+ * the one its costs choose (@pick), every one if it has no costs (the
+ * timing runs them), the one CYCLOCK_ORDERED_READ names, and the per-CPU
+ * clock's read of the counter and its CPU. */
+static bool runs(const struct cyclock__record *r, uint32_t h, uint32_t pick, int forced)
+{
+#ifdef CYCLOCK_ARCH_COUNTER_CPU_HOW
+	if (h == CYCLOCK_ARCH_COUNTER_CPU_HOW)
+		return true;
+#endif
+	return !r->timed || h == pick || (int)h == forced;
+}
+
+/*
+ * Whether the CPU itself says what the record says of each ordered read
+ * this process would run on its word, where the record says it works (one
+ * it says does not work costs speed, no more; x86-64's rdtscp, which a
+ * CPU may lack, would cost a SIGILL).  The leaves that answer are asked of
+ * the CPU, once each, unless glibc's copy confirmed them already (rdtscp's,
+ * on x86-64): a trap to the hypervisor each in a virtual machine, which
+ * the reads the process will not run are spared.
+ */
+static bool confirmed(const struct cyclock__record *r, uint32_t pick)
+{
+	int forced = cyclock__env_ordered();
+	const char *why;
+	bool ok = true;
+
+	for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS; h++) {
+		if (!runs(r, h, pick, forced) || !cyclock_arch_ordered_works(h, &why))
+			continue;
+		cyclock__cpuid_confirm(true);
+		cyclock_arch_ordered_works(h, &why);
+		cyclock__cpuid_confirm(false);
+		ok = ok && cyclock__cpuid_confirmed();
+	}
+	return ok;
+}
+
+/* @r's answers into CPUID's cache and the ordered reads' costs, if this
+ * CPU could have given them; else none of them. */
+static bool take(const struct cyclock__record *r)
+{
+	uint32_t pick = CYCLOCK_ARCH_ORDERED_ANY;
+
+	if (!cyclock__cpuid_import(r->cpuid, r->cpuid_n))
+		return false;
+	if ((r->timed && !cyclock__ordered_plausible(r->ordered_best, &pick)) ||
+	    !confirmed(r, pick)) {
+		cyclock__cpuid_forget();
+		return false;
+	}
+	if (r->timed)
+		cyclock__ordered_import(r->ordered_best);
+	return true;
 }
 
 bool cyclock__record_load(void)
@@ -132,10 +210,9 @@ bool cyclock__record_load(void)
 		errno = saved;
 		return false;
 	}
-	ok = trusted(fd, &r, uid) && cyclock__cpuid_import(r.cpuid, r.cpuid_n);
+	ok = trusted(fd, &r, uid);
 	cyclock__sys_close(fd);
-	if (ok && r.timed)
-		cyclock__ordered_import(r.ordered_best);
+	ok = ok && take(&r);
 	errno = saved;
 	return ok;
 }
