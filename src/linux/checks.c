@@ -55,10 +55,8 @@ static void ask_at_load(void)
 	cyclock__counter_hz_at_load();
 	cyclock__env_ordered_at_load();
 	/* This boot's first process keeps what later ones would ask. */
-	if (!loaded.record_loaded && counter_used(&loaded)) {
-		cyclock__ordered_time();
+	if (!loaded.record_loaded && counter_used(&loaded))
 		cyclock__record_save();
-	}
 }
 
 /* What takes a system call, once per process image: from the library's

@@ -17,7 +17,7 @@
 #include <signal.h>
 #include <time.h>
 
-/* The arch header's CPUID answered from a cache (platform.c), each leaf
+/* The arch header's CPUID answered from a cache (cpuid.c), each leaf
  * asked once: before cyclock.h, which includes the arch header. */
 void cyclock__cpuid(unsigned int leaf, unsigned int r[4]);
 #define CYCLOCK_ARCH_CPUID(leaf, r) cyclock__cpuid((leaf), (r))

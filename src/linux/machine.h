@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the hosted layer asks of the world: the machine (world.c, sim.c
- * in the simulation; the record, the ordered reads, the warp check) and
- * the process (platform.c).  Part of internal.h, which includes it after
+ * in the simulation; CPUID's cache, the record, the ordered reads, the
+ * warp check) and the process (platform.c).  Part of internal.h, which includes it after
  * the shared state: include internal.h, not this.
  */
 #ifndef CYCLOCK_LINUX_MACHINE_H
 #define CYCLOCK_LINUX_MACHINE_H
 
 /* world.c (sim.c in the simulation): the machine; platform.c: the process
- * (its id, stderr, environment, signal mask, threads). */
+ * (its id, its tasks, stderr, environment, signal mask, threads). */
 typedef int cyclock__gettime_fn(clockid_t id, struct timespec *ts);
 #ifdef CYCLOCK_SIM
 int cyclock__kernel_gettime(clockid_t id, struct timespec *ts);
@@ -60,6 +60,7 @@ int cyclock__env_source(void);   /* read once, at load, and remembered */
 int cyclock__env_ordered(void);
 void cyclock__env_ordered_at_load(void); /* says at load if it names a read that fails here */
 void cyclock__say_ordered_refused(uint32_t how, const char *why);
+/* cpuid.c (sim.c: none): CPUID's cache. */
 bool cyclock__cpuid_ahead(void);       /* one more leaf into the cache; false if none left */
 bool cyclock__cpuid_pending(void);     /* a leaf is left to ask */
 /* CPUID's answers, for the machine's record: export is false unless every
@@ -73,7 +74,8 @@ bool cyclock__cpuid_export(struct cyclock__cpuid_answer *a, uint32_t *n);
 bool cyclock__cpuid_import(const struct cyclock__cpuid_answer *a, uint32_t n);
 /* record.c (sim.c: no record): the machine's answers kept for this boot;
  * load is true if they filled CPUID's cache and the ordered reads' costs;
- * save asks CPUID what the checks left unasked, then writes them. */
+ * save, where a record can be written, asks CPUID what the checks left
+ * unasked and times the ordered reads, then writes them. */
 bool cyclock__record_load(void);
 void cyclock__record_save(void);
 unsigned int cyclock__cpuid_asked(void); /* CPUID instructions run so far */

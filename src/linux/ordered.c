@@ -16,9 +16,15 @@
 #include <string.h>
 
 #include "internal.h"
+#include "record.h"
 
 #define ROUNDS 8 /* interleaved, the best of each kept */
 #define READS 16 /* back to back, as a loop of clock calls */
+/* A round's cost, in counts, that a timing can find: at least one, and
+ * below what would overflow the comparison in pick_of().  This is 16
+ * reads in 0.4 s at 10 GHz, where one that traps to a hypervisor takes
+ * microseconds: a larger cost is no measurement. */
+#define ROUND_MAX ((uint64_t)1 << 32)
 
 /* What READS back-to-back reads with @how cost in one round, in counts. */
 static uint64_t round_cost(uint32_t how)
@@ -38,17 +44,25 @@ static uint64_t round_cost(uint32_t how)
 static uint64_t best[CYCLOCK_ARCH_ORDERED_HOWS];
 static bool timed;
 
+/* The reads timed: those that work here (as CPUID's cache says) but the
+ * one that works everywhere. */
+static void timed_reads(bool works[CYCLOCK_ARCH_ORDERED_HOWS])
+{
+	const char *why;
+
+	for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS; h++)
+		works[h] = h != CYCLOCK_ARCH_ORDERED_ANY && cyclock_arch_ordered_works(h, &why);
+}
+
 bool cyclock__ordered_time(void)
 {
 	bool works[CYCLOCK_ARCH_ORDERED_HOWS];
-	const char *why;
 
 	if (timed)
 		return false;
-	for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS; h++) {
+	timed_reads(works);
+	for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS; h++)
 		best[h] = UINT64_MAX;
-		works[h] = h != CYCLOCK_ARCH_ORDERED_ANY && cyclock_arch_ordered_works(h, &why);
-	}
 	for (int r = 0; r < ROUNDS; r++)
 		for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS; h++) {
 			uint64_t c = works[h] ? round_cost(h) : UINT64_MAX;
@@ -56,6 +70,40 @@ bool cyclock__ordered_time(void)
 			best[h] = c < best[h] ? c : best[h];
 		}
 	timed = true;
+	return true;
+}
+
+/* Whether read @h may be chosen by its cost in @b: one of @works (not the
+ * one that works everywhere), with a cost a timing can find. */
+static bool choosable(const uint64_t b[], const bool works[], uint32_t h)
+{
+	return works[h] && h != CYCLOCK_ARCH_ORDERED_ANY && b[h] >= 1 && b[h] <= ROUND_MAX;
+}
+
+/* The cheapest in @b of the reads choosable, or the one that works
+ * everywhere if none is: never one outside the table, nor one that does
+ * not work, whatever @b holds. */
+static uint32_t pick_of(const uint64_t b[], const bool works[])
+{
+	uint32_t pick = CYCLOCK_ARCH_ORDERED_ANY;
+
+	/* Cheaper by more than 1/32 to displace an earlier one: noise keeps the first. */
+	for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS; h++)
+		if (choosable(b, works, h) && (pick == CYCLOCK_ARCH_ORDERED_ANY ||
+					       b[h] + b[h] / 32 < b[pick]))
+			pick = h;
+	return pick;
+}
+
+bool cyclock__ordered_plausible(const uint64_t in[CYCLOCK_ARCH_ORDERED_HOWS], uint32_t *pick)
+{
+	bool works[CYCLOCK_ARCH_ORDERED_HOWS];
+
+	timed_reads(works);
+	for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS; h++)
+		if (works[h] ? !choosable(in, works, h) : in[h] != UINT64_MAX)
+			return false;
+	*pick = pick_of(in, works);
 	return true;
 }
 
@@ -104,29 +152,23 @@ static void put_tenths(char *dst, size_t len, size_t *n, uint64_t tenths)
 	put(dst, len, n, digits + i);
 }
 
-/* The cheapest of the reads that work (timed once, ahead of the choice or
- * now), and each one's cost at @hz into @costs. */
-static uint32_t cheapest(double hz, char *costs, size_t len)
+/* The cheapest of @works (timed once, ahead of the choice or now), and
+ * each one's cost at @hz into @costs. */
+static uint32_t cheapest(const bool works[], double hz, char *costs, size_t len)
 {
-	uint32_t pick = CYCLOCK_ARCH_ORDERED_HOWS;
 	size_t n = 0;
 
 	cyclock__ordered_time();
-	/* Cheaper by more than 1/32 to displace an earlier one: noise keeps the first. */
-	for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS; h++)
-		if (best[h] != UINT64_MAX && (pick == CYCLOCK_ARCH_ORDERED_HOWS ||
-					      best[h] + best[h] / 32 < best[pick]))
-			pick = h;
 	costs[0] = '\0';
 	for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS; h++)
-		if (best[h] != UINT64_MAX) {
+		if (choosable(best, works, h)) {
 			put(costs, len, &n, n ? ", " : "");
 			put(costs, len, &n, cyclock_arch_ordered_name(h));
 			put(costs, len, &n, " ");
 			put_tenths(costs, len, &n, (uint64_t)((double)best[h] * 1e10 / READS / hz + 0.5));
 			put(costs, len, &n, " ns");
 		}
-	return pick;
+	return pick_of(best, works);
 }
 
 void cyclock__ordered_choose(double hz)
@@ -153,7 +195,7 @@ void cyclock__ordered_choose(double hz)
 		if (forced >= 0)
 			cyclock__say_ordered_refused((uint32_t)forced, how_why[forced]);
 		if (hz > 0 && usable > 1) {
-			how = cheapest(hz, costs, sizeof(costs));
+			how = cheapest(works, hz, costs, sizeof(costs));
 			put(why, len, &n, "the cheapest here (");
 			put(why, len, &n, costs);
 			put(why, len, &n, "); ");

@@ -6,19 +6,29 @@
  * traps to the hypervisor in a virtual machine, 6 to 17 us a leaf, and a
  * process asks nine; the file costs one open and read.  docs/hosted.md
  * ("Trust", "The machine's record") states what makes an answer kept
- * there fresh, and why a record that is not is only slower.
+ * there fresh, and why a record that is not, or is forged, is only slower.
  *
  * The file is /dev/shm/cyclock-machine.<euid>, or what CYCLOCK_MACHINE_RECORD
- * names ("off": none), and it is used only if it is all of:
+ * names ("off": none).  Its open never waits (O_NONBLOCK: not for a FIFO's
+ * writer, nor for a lease's break) nor follows a link, and it is used only
+ * if it is all of:
  *  - a regular file on a tmpfs (what a reboot empties), owned by this
- *    effective user, writable by it alone, of the record's size;
+ *    effective user, writable by it alone, of the record's size: all
+ *    checked on the descriptor before it is read;
  *  - of this boot: CLOCK_REALTIME - CLOCK_BOOTTIME, which only a step of
  *    the system clock moves, within 100 ms of the writer's;
  *  - of this machine: the same AT_HWCAP and AT_HWCAP2;
- *  - whole: the layout's version, and a checksum.
+ *  - whole: the layout's version, a checksum, and nothing but what a
+ *    writer writes (record.h);
+ *  - what this CPU says: this build's CPUID leaves, those glibc keeps a
+ *    copy of the same as it, a stated frequency in range (cpuid.c); the
+ *    reads' costs in range for the reads that work, none for the others
+ *    (ordered.c); and, asked of the CPU, the leaves that say whether the
+ *    reads this process would run work (confirmed() below).
  * Anything else is a process that asks, as if there were none, and then
- * writes its own (a new file renamed over the old: readers see one or the
- * other).  Async-signal-safe, as a read's initialisation must be.
+ * writes its own (a new file of a name nobody can make ahead of it,
+ * renamed over the old: readers see one or the other).  Async-signal-safe,
+ * as a read's initialisation must be.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,38 +37,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
 #include "internal.h"
+#include "record.h"
 
 #define RECORD_DIR "/dev/shm/cyclock-machine."
-#define RECORD_VERSION 1
 #define RECORD_BOOT_SLACK_NS (100 * NSEC_PER_USEC * 1000) /* two clock reads apart */
 #define TMPFS_MAGIC_ 0x01021994
 
-/* The layout, version 1: tests/linux/test_machine_record.c knows where
- * boot_ns and hwcap are, and that the checksum is the last 8 bytes. */
-struct record {
-	char magic[8];                 /* "cyclock" */
-	uint32_t version, size;
-	uint64_t boot_ns;              /* CLOCK_REALTIME - CLOCK_BOOTTIME */
-	uint64_t hwcap, hwcap2;
-	struct cyclock__cpuid_answer cpuid[CYCLOCK__CPUID_MAX];
-	uint32_t cpuid_n;
-	uint32_t timed;                /* the ordered reads' costs were measured: */
-	uint64_t ordered_best[CYCLOCK_ARCH_ORDERED_HOWS]; /* counts; UINT64_MAX: does not work */
-	uint64_t check;                /* of everything before it */
-};
-
 /* FNV-1a over the record but its checksum. */
-static uint64_t checksum(const struct record *r)
+static uint64_t checksum(const struct cyclock__record *r)
 {
 	const unsigned char *p = (const unsigned char *)r;
 	uint64_t h = 0xcbf29ce484222325ull;
 
-	for (size_t i = 0; i < offsetof(struct record, check); i++)
+	for (size_t i = 0; i < offsetof(struct cyclock__record, check); i++)
 		h = (h ^ p[i]) * 0x100000001b3ull;
 	return h;
 }
@@ -100,8 +98,28 @@ static bool record_path(char *path, size_t len, uid_t *uid)
 	return true;
 }
 
-/* A record of @fd that user @uid may trust, in @r. */
-static bool trusted(int fd, struct record *r, uid_t uid)
+/* Whether @r holds only what a writer of this layout writes: every CPUID
+ * slot past its leaves zero, and costs only if they were timed. */
+static bool whole(const struct cyclock__record *r)
+{
+	static const struct cyclock__cpuid_answer none;
+
+	if (memcmp(r->magic, "cyclock", 8) || r->version != CYCLOCK__RECORD_VERSION ||
+	    r->size != sizeof(*r) || r->check != checksum(r) ||
+	    r->cpuid_n > CYCLOCK__CPUID_MAX || r->timed > 1)
+		return false;
+	for (uint32_t i = r->cpuid_n; i < CYCLOCK__CPUID_MAX; i++)
+		if (memcmp(&r->cpuid[i], &none, sizeof(none)))
+			return false;
+	for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS; h++)
+		if (!r->timed && r->ordered_best[h])
+			return false;
+	return true;
+}
+
+/* A record of @fd that user @uid may trust, in @r: the descriptor's file
+ * checked before a byte of it is read. */
+static bool trusted(int fd, struct cyclock__record *r, uid_t uid)
 {
 	struct stat st;
 	struct statfs fs;
@@ -112,11 +130,7 @@ static bool trusted(int fd, struct record *r, uid_t uid)
 		return false;
 	if (cyclock__sys_fstatfs(fd, &fs) || fs.f_type != TMPFS_MAGIC_)
 		return false;
-	if (cyclock__sys_read(fd, r, sizeof(*r)) != (ssize_t)sizeof(*r))
-		return false;
-	if (memcmp(r->magic, "cyclock", 8) || r->version != RECORD_VERSION ||
-	    r->size != sizeof(*r) || r->check != checksum(r) ||
-	    r->cpuid_n > CYCLOCK__CPUID_MAX)
+	if (cyclock__sys_read(fd, r, sizeof(*r)) != (ssize_t)sizeof(*r) || !whole(r))
 		return false;
 	now_boot = boot_ns();
 	if (now_boot - r->boot_ns + RECORD_BOOT_SLACK_NS > 2 * RECORD_BOOT_SLACK_NS)
@@ -124,9 +138,66 @@ static bool trusted(int fd, struct record *r, uid_t uid)
 	return r->hwcap == getauxval(AT_HWCAP) && r->hwcap2 == getauxval(AT_HWCAP2);
 }
 
+/* Whether this process would run ordered read @h on the record's word:
+ * the one its costs choose (@pick), every one if it has no costs (the
+ * timing runs them), the one CYCLOCK_ORDERED_READ names, and the per-CPU
+ * clock's read of the counter and its CPU. */
+static bool runs(const struct cyclock__record *r, uint32_t h, uint32_t pick, int forced)
+{
+#ifdef CYCLOCK_ARCH_COUNTER_CPU_HOW
+	if (h == CYCLOCK_ARCH_COUNTER_CPU_HOW)
+		return true;
+#endif
+	return !r->timed || h == pick || (int)h == forced;
+}
+
+/*
+ * Whether the CPU itself says what the record says of each ordered read
+ * this process would run on its word, where the record says it works (one
+ * it says does not work costs speed, no more; x86-64's rdtscp, which a
+ * CPU may lack, would cost a SIGILL).  The leaves that answer are asked of
+ * the CPU, once each, unless glibc's copy confirmed them already (rdtscp's,
+ * on x86-64): a trap to the hypervisor each in a virtual machine, which
+ * the reads the process will not run are spared.
+ */
+static bool confirmed(const struct cyclock__record *r, uint32_t pick)
+{
+	int forced = cyclock__env_ordered();
+	const char *why;
+	bool ok = true;
+
+	for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS; h++) {
+		if (!runs(r, h, pick, forced) || !cyclock_arch_ordered_works(h, &why))
+			continue;
+		cyclock__cpuid_confirm(true);
+		cyclock_arch_ordered_works(h, &why);
+		cyclock__cpuid_confirm(false);
+		ok = ok && cyclock__cpuid_confirmed();
+	}
+	return ok;
+}
+
+/* @r's answers into CPUID's cache and the ordered reads' costs, if this
+ * CPU could have given them; else none of them. */
+static bool take(const struct cyclock__record *r)
+{
+	uint32_t pick = CYCLOCK_ARCH_ORDERED_ANY;
+
+	if (!cyclock__cpuid_import(r->cpuid, r->cpuid_n))
+		return false;
+	if ((r->timed && !cyclock__ordered_plausible(r->ordered_best, &pick)) ||
+	    !confirmed(r, pick)) {
+		cyclock__cpuid_forget();
+		return false;
+	}
+	if (r->timed)
+		cyclock__ordered_import(r->ordered_best);
+	return true;
+}
+
 bool cyclock__record_load(void)
 {
-	struct record r;
+	struct cyclock__record r;
 	char path[256];
 	int saved = errno, fd;
 	uid_t uid;
@@ -134,58 +205,87 @@ bool cyclock__record_load(void)
 
 	if (!record_path(path, sizeof(path), &uid))
 		return false;
-	fd = cyclock__sys_open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+	fd = cyclock__sys_open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0);
 	if (fd < 0) {
 		errno = saved;
 		return false;
 	}
-	ok = trusted(fd, &r, uid) && cyclock__cpuid_import(r.cpuid, r.cpuid_n);
+	ok = trusted(fd, &r, uid);
 	cyclock__sys_close(fd);
-	if (ok && r.timed)
-		cyclock__ordered_import(r.ordered_best);
+	ok = ok && take(&r);
 	errno = saved;
 	return ok;
 }
 
-void cyclock__record_save(void)
+/*
+ * @path, a dot and 16 hex digits from getrandom() into @tmp: a name nobody
+ * can have made ahead of the writer, which creates it with O_EXCL.
+ * Without getrandom() (refused by a sandbox, or early in a boot) the
+ * digits are the counter's and the process's id, which another user could
+ * guess, and so take the name first: that costs this boot's record, no
+ * more, since the writer neither follows nor opens what it finds there.
+ */
+static void temp_path(char *tmp, const char *path)
 {
-	struct record r;
-	char path[256], tmp[280];
-	size_t n;
-	int saved = errno, fd;
-	uint32_t pid = cyclock__pid();
-	uid_t uid;
+	uint64_t x;
+	size_t n = strlen(path);
 
-	memset(&r, 0, sizeof(r));
-	if (!record_path(path, sizeof(path), &uid))
-		return;
-	while (cyclock__cpuid_ahead()) /* every leaf, those the checks did not need too */
-		;
-	if (!cyclock__cpuid_export(r.cpuid, &r.cpuid_n))
-		return;
-	r.timed = cyclock__ordered_export(r.ordered_best);
-	memcpy(r.magic, "cyclock", 8);
-	r.version = RECORD_VERSION;
-	r.size = sizeof(r);
-	r.boot_ns = boot_ns();
-	r.hwcap = getauxval(AT_HWCAP);
-	r.hwcap2 = getauxval(AT_HWCAP2);
-	r.check = checksum(&r);
-	/* path.<pid>, written whole, then renamed over the record. */
-	n = strlen(path);
+	if (syscall(SYS_getrandom, &x, sizeof(x), GRND_NONBLOCK) != (long)sizeof(x))
+		x = cyclock_arch_counter() * 0x9e3779b97f4a7c15ull ^ cyclock__pid();
 	memcpy(tmp, path, n);
 	tmp[n++] = '.';
-	for (uint32_t p = pid, d = 1000000000; d; d /= 10)
-		if (p / d || d == 1)
-			tmp[n++] = (char)('0' + p / d % 10);
+	for (int i = 60; i >= 0; i -= 4)
+		tmp[n++] = "0123456789abcdef"[x >> i & 0xf];
 	tmp[n] = '\0';
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd >= 0) {
-		bool whole = write(fd, &r, sizeof(r)) == (ssize_t)sizeof(r);
+}
 
-		close(fd);
-		if (!whole || rename(tmp, path))
-			unlink(tmp);
+/* What this process found, into @r: every CPUID leaf (those the checks
+ * did not need too) and the ordered reads' timing, asked now if not yet;
+ * false if CPUID's answers cannot be kept here. */
+static bool fill(struct cyclock__record *r)
+{
+	memset(r, 0, sizeof(*r));
+	while (cyclock__cpuid_ahead())
+		;
+	if (!cyclock__cpuid_export(r->cpuid, &r->cpuid_n))
+		return false;
+	cyclock__ordered_time();
+	r->timed = cyclock__ordered_export(r->ordered_best);
+	memcpy(r->magic, "cyclock", 8);
+	r->version = CYCLOCK__RECORD_VERSION;
+	r->size = sizeof(*r);
+	r->boot_ns = boot_ns();
+	r->hwcap = getauxval(AT_HWCAP);
+	r->hwcap2 = getauxval(AT_HWCAP2);
+	r->check = checksum(r);
+	return true;
+}
+
+/* Written whole under its own name, then renamed over the record; a
+ * failure anywhere leaves the old record and no temporary file.  The
+ * temporary file first: where none can be made (a directory not
+ * writable, or hidden), nothing is asked of the CPU for a record that
+ * cannot be kept (the reads ask what they need, no sooner). */
+void cyclock__record_save(void)
+{
+	struct cyclock__record r;
+	char path[256], tmp[256 + 18];
+	int saved = errno, fd;
+	bool written;
+	uid_t uid;
+
+	if (!record_path(path, sizeof(path), &uid))
+		return;
+	temp_path(tmp, path);
+	fd = cyclock__sys_open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
+			       0600);
+	if (fd < 0) {
+		errno = saved;
+		return;
 	}
+	written = fill(&r) && write(fd, &r, sizeof(r)) == (ssize_t)sizeof(r);
+	cyclock__sys_close(fd);
+	if (!written || rename(tmp, path))
+		unlink(tmp);
 	errno = saved;
 }
