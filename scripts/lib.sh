@@ -40,6 +40,8 @@ cyclock__package() {
 	postgres) echo postgresql ;;
 	psycopg2) echo python3-psycopg2 ;;
 	redis-benchmark) echo redis-tools ;; # scripts/servers.sh's (redis-server, nginx, wrk: as named)
+	systemd-nspawn) echo systemd-container ;; # realworld: Debian's units under a booted systemd
+	sshd) echo openssh-server ;;              # and its ssh.service (the client comes with it)
 	mandoc) echo mandoc ;; # tests/build/man.sh's lint
 	relacy) echo relacy-dev ;; # the model stage: Relacy, header-only
 	jsonschema) echo python3-jsonschema ;;           # cyclock info --json's schema
@@ -125,6 +127,7 @@ cyclock__have() {
 	prometheus-client) /usr/bin/python3 -c 'import prometheus_client' ;;
 	prometheus-cpp) pkg-config --exists prometheus-cpp-pull ;;
 	node-exporter) command -v prometheus-node-exporter ;;
+	sshd) [[ -x /usr/sbin/sshd ]] ;; # not on a user's PATH
 	relacy) [[ -r /usr/include/relacy/relacy.hpp ]] ;;
 	clang-tsan)
 		echo 'int main(void) { return 0; }' |
@@ -145,7 +148,9 @@ cyclock__have() {
 # for the firmware test: arm-none-eabi-gcc qemu-system-arm;
 # for scripts/cross.sh: aarch64-gcc riscv64-gcc qemu-user cmocka-arm64
 # jansson-arm64 (those of arm64: the architecture is added first);
-# for the realworld tests: linux-source cyclictest postgres psycopg2 node-exporter;
+# for the realworld tests: linux-source cyclictest postgres psycopg2 node-exporter
+# redis-server nginx, and for Debian's units booted in a container
+# (test_units.sh) systemd-nspawn sshd redis-benchmark wrk;
 # for the package stage: dh dpkg-buildpackage lintian systemd-analyze man,
 # and for its arm64 and riscv64 packages aarch64-gcc aarch64-g++ riscv64-gcc
 # riscv64-g++ qemu-user jansson-arm64 pkg-config-arm64 libstdcxx-arm64;
@@ -197,9 +202,13 @@ cyclock_stage_deps() {
 		# the kernel's timers selftests, built from Debian's linux-source at
 		# test time, rt-tests' cyclictest, PostgreSQL, node_exporter's
 		# textfile collector reading cyclock info's metrics, Redis and
-		# nginx read by cyclock status under the preload.
+		# nginx read by cyclock status under the preload; Debian's own
+		# units (Redis, nginx, PostgreSQL, sshd) under a systemd booted in
+		# a container, with the drop-in, given work by redis-benchmark, wrk,
+		# pgbench (PostgreSQL's) and ssh.
 		echo "$build $tool strace clang mandoc arm-none-eabi-gcc qemu-system-arm prometheus-cpp" \
-			"linux-source cyclictest postgres psycopg2 node-exporter redis-server nginx"
+			"linux-source cyclictest postgres psycopg2 node-exporter redis-server nginx" \
+			"systemd-nspawn sshd redis-benchmark wrk"
 		;;
 	asan) echo "$build $tool" ;;
 	# clang's ThreadSanitizer runtime; llvm-symbolizer for its reports.

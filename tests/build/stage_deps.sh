@@ -23,7 +23,7 @@ has() { [[ $(deps "$1") == *" $2 "* ]]; }
 
 all="release asan tsan generic model aarch64 riscv64 package"
 for s in $all; do
-	for r in postgres linux-source cyclictest psycopg2 node-exporter; do
+	for r in postgres linux-source cyclictest psycopg2 node-exporter systemd-nspawn sshd wrk; do
 		if [[ $s == release ]]; then
 			has "$s" "$r" || fail "$s: no $r (the realworld tests)"
 		else
