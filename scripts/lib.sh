@@ -13,6 +13,7 @@ cyclock__package() {
 	nm) echo binutils ;;
 	cmocka) echo libcmocka-dev ;;
 	jansson) echo libjansson-dev ;;
+	seccomp) echo libseccomp-dev ;; # the preload's sandbox tests: a filter of the program's own
 	python3) echo python3 ;;
 	scipy) echo python3-scipy ;; # Google Benchmark's compare.py needs it
 	xmllint) echo libxml2-utils ;;
@@ -100,6 +101,7 @@ cyclock_ordered_line() {
 cyclock__have() {
 	case $1 in
 	cc) command -v cc || command -v gcc ;;
+	seccomp) pkg-config --exists libseccomp ;;
 	cmocka | jansson)
 		pkg-config --exists "$1" ||
 			dpkg-query -W -f='${Status}' "$(cyclock__package "$1")" |
@@ -194,8 +196,9 @@ cyclock_stage_deps() {
 	local tool="python3 xmllint gbench-compare scipy rsvg-convert jsonschema prometheus-client promtool"
 	case $1 in
 	release)
-		# And the preload's quiet start (strace counts its system calls;
-		# not under a sanitizer); the build tests: the headers and
+		# And the preload's system calls (strace lists them; not under a
+		# sanitizer) and a program that sandboxes itself (libseccomp); the
+		# build tests: the headers and
 		# cyclock.hpp with clang too, the man pages' lint, the Cortex-M3
 		# firmware built and run in QEMU, the example exporting
 		# cyclock_get_state() through prometheus-cpp; the realworld tests:
@@ -206,14 +209,14 @@ cyclock_stage_deps() {
 		# units (Redis, nginx, PostgreSQL, sshd) under a systemd booted in
 		# a container, with the drop-in, given work by redis-benchmark, wrk,
 		# pgbench (PostgreSQL's) and ssh.
-		echo "$build $tool strace clang mandoc arm-none-eabi-gcc qemu-system-arm prometheus-cpp" \
+		echo "$build $tool strace seccomp clang mandoc arm-none-eabi-gcc qemu-system-arm prometheus-cpp" \
 			"linux-source cyclictest postgres psycopg2 node-exporter redis-server nginx" \
 			"systemd-nspawn sshd redis-benchmark wrk"
 		;;
 	asan) echo "$build $tool" ;;
 	# clang's ThreadSanitizer runtime; llvm-symbolizer for its reports.
 	tsan) echo "$build $tool clang clang-tsan llvm-symbolizer" ;;
-	generic) echo "$build $tool strace" ;;
+	generic) echo "$build $tool strace seccomp" ;;
 	model) echo "cmake cc make g++ relacy" ;; # Debian's Relacy Race Detector, header-only C++
 	aarch64) echo "cmake cc make pkg-config aarch64-gcc qemu-user cmocka-arm64 jansson-arm64" ;;
 	riscv64) echo "cmake cc make pkg-config riscv64-gcc qemu-user" ;;
