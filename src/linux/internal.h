@@ -250,11 +250,18 @@ void cyclock__init_once(unsigned int flags);
  * counter is used) at its end, from the BUSY that ends it: the preload's,
  * from its constructor, which itself initialises nothing. */
 void cyclock__init_lazily(unsigned int flags, void (*done)(bool counter));
-bool cyclock__init_wait(unsigned int flags, bool warp); /* bounded */
+bool cyclock__init_wait(unsigned int flags, bool warp); /* bounded: */
+#define CYCLOCK__INIT_WAIT_NS (250 * NSEC_PER_USEC * 1000)
 const char *cyclock__init_why(void); /* why not done yet; NULL once done */
 void cyclock__init_fork_child(void);
 bool cyclock__checked_ahead(void); /* the reads in the span did every check (tests) */
 bool cyclock__record_used(void);   /* the machine's record answered (tests) */
+
+/* owner.c: initialisation's owner: @expected to INIT_BUSY, ours
+ * (@explicit: our task named, a system call); whether the owner named in
+ * BUSY word @word is gone (an explicit call's question: system calls). */
+bool cyclock__init_take(uint64_t *expected, bool explicit);
+bool cyclock__init_owner_gone(uint64_t word);
 
 /* process.c: the library's load (read.c's constructor calls it), and the
  * fork handler, for the child (and the tests). */

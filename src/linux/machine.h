@@ -8,8 +8,9 @@
 #ifndef CYCLOCK_LINUX_MACHINE_H
 #define CYCLOCK_LINUX_MACHINE_H
 
-/* world.c (sim.c in the simulation): the machine; platform.c: the process
- * (its id, its tasks, stderr, environment, signal mask, threads). */
+/* world.c (sim.c in the simulation): the machine; task.c: the process's
+ * id and its tasks; platform.c: the rest of the process (stderr,
+ * environment, signal mask, threads). */
 typedef int cyclock__gettime_fn(clockid_t id, struct timespec *ts);
 #ifdef CYCLOCK_SIM
 int cyclock__kernel_gettime(clockid_t id, struct timespec *ts);
