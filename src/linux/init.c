@@ -296,15 +296,15 @@ bool cyclock__checked_ahead(void)
 /* A read in MEASURING: one check ahead of the second half, or, none
  * left, the second half: never both, however late the read (one read
  * every millisecond finds the frequency's span over at its first). */
-static void measuring_step(uint64_t now, bool explicit)
+static void measuring_step(uint64_t now, bool asked)
 {
 	uint64_t measuring = INIT_MEASURING;
 
-	if (!cyclock__init_take(&measuring, explicit))
+	if (!cyclock__init_take(&measuring, asked))
 		return;
 	if (cyclock_atomic_load(&ahead_done, CYCLOCK_RELAXED) &&
 	    now >= cyclock_atomic_load(&finish_ns, CYCLOCK_RELAXED)) {
-		second_half(explicit);
+		second_half(asked);
 		return;
 	}
 	if (!cyclock__check_next(&scratch.q))

@@ -129,7 +129,7 @@ struct cyclock__host {
 	CYCLOCK_ATOMIC(uint32_t) writer;   /* one resync at a time: its process id, or 0 */
 	CYCLOCK_ATOMIC(uint32_t) pending;  /* cyclock_resync() asked while one ran */
 	CYCLOCK_ATOMIC(uint64_t) look_ns;  /* nobody asks if the owner lives before (RAW) */
-	CYCLOCK_ATOMIC(uint64_t) gen;      /* an explicit BUSY's generation, the next */
+	CYCLOCK_ATOMIC(uint64_t) gen;      /* an explicit call's BUSY's generation, the next */
 	CYCLOCK_ATOMIC(uint64_t) owner;    /* its owner's identity, under its generation */
 };
 #define CYCLOCK__INIT_STATE(word) ((uint32_t)((word) & 0xf)) /* its INIT_* */
@@ -258,9 +258,9 @@ bool cyclock__checked_ahead(void); /* the reads in the span did every check (tes
 bool cyclock__record_used(void);   /* the machine's record answered (tests) */
 
 /* owner.c: initialisation's owner: @expected to INIT_BUSY, ours
- * (@explicit: our task named, a system call); whether the owner named in
+ * (@asked, by an explicit call: our task named, a system call); whether the owner named in
  * BUSY word @word is gone (an explicit call's question: system calls). */
-bool cyclock__init_take(uint64_t *expected, bool explicit);
+bool cyclock__init_take(uint64_t *expected, bool asked);
 bool cyclock__init_owner_gone(uint64_t word);
 
 /* process.c: the library's load (read.c's constructor calls it), and the

@@ -26,26 +26,27 @@
 #define BUSY_GEN(word) ((word) >> 48)
 #define OWNER_IDENT ((1ull << 48) - 1)
 
-static uint64_t busy(bool explicit)
+static uint64_t busy(bool asked)
 {
 	uint64_t word = INIT_BUSY | ((uint64_t)cyclock__pid() & ID_MASK) << 4, gen;
 
-	if (explicit) {
+	if (asked) {
 		gen = cyclock_atomic_fetch_add(&cyclock__host.gen, 1, CYCLOCK_RELAXED) & 0xffff;
 		word |= ((uint64_t)cyclock__tid() & ID_MASK) << 26 | gen << 48;
 	}
 	return word;
 }
 
-/* @expected to INIT_BUSY, ours (@explicit: named, and our identity noted
- * under the word's generation); then nobody looks for a while. */
-bool cyclock__init_take(uint64_t *expected, bool explicit)
+/* @expected to INIT_BUSY, ours (@asked, by an explicit call: named, and
+ * our identity noted under the word's generation); then nobody looks for
+ * a while. */
+bool cyclock__init_take(uint64_t *expected, bool asked)
 {
-	uint64_t word = busy(explicit);
+	uint64_t word = busy(asked);
 	/* Asked before the word is ours: a task killed once it is has its
 	 * identity noted one store later. */
 	uint64_t owner = BUSY_GEN(word) << 48 |
-			 (explicit ? cyclock__task_ident(BUSY_TID(word)) & OWNER_IDENT : 0);
+			 (asked ? cyclock__task_ident(BUSY_TID(word)) & OWNER_IDENT : 0);
 
 	cyclock_atomic_store(&cyclock__host.look_ns,
 			     cyclock__kernel_ns(CLOCK_MONOTONIC_RAW) + OWNER_LOOK_NS,
@@ -53,7 +54,7 @@ bool cyclock__init_take(uint64_t *expected, bool explicit)
 	if (!cyclock_atomic_cas(&cyclock__host.state, expected, word, CYCLOCK_SEQ_CST,
 				CYCLOCK_SEQ_CST))
 		return false;
-	if (explicit)
+	if (asked)
 		cyclock_atomic_store(&cyclock__host.owner, owner, CYCLOCK_SEQ_CST);
 	return true;
 }

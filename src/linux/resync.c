@@ -49,11 +49,11 @@ static void track_resync(struct cyclock__track *tr, const struct cyclock__sample
  * a thread of another process is taken over.  Its holder left the copies
  * readers use whole (segment.c).  A child of a raw fork system call
  * caches its parent's id, which its parent's threads left on the flag:
- * only an @explicit call (cyclock_resync(), initialisation's) asks the
- * kernel whose it is; a read makes no system call, and leaves a flag that
- * names its own cached id to its holder.
+ * only an explicit call (@asked: cyclock_resync(), initialisation's)
+ * asks the kernel whose it is; a read makes no system call, and leaves a
+ * flag that names its own cached id to its holder.
  */
-bool cyclock__writer_try(bool explicit)
+bool cyclock__writer_try(bool asked)
 {
 	uint32_t held = 0, me = cyclock__pid();
 
@@ -61,7 +61,7 @@ bool cyclock__writer_try(bool explicit)
 		return false;
 	if (cyclock_atomic_cas(&cyclock__host.writer, &held, me, CYCLOCK_ACQUIRE, CYCLOCK_RELAXED))
 		return true;
-	if (held == me && (!explicit || (me = cyclock__pid_fresh()) == held))
+	if (held == me && (!asked || (me = cyclock__pid_fresh()) == held))
 		return false; /* one of our threads' */
 	if (!cyclock_atomic_cas(&cyclock__host.writer, &held, me, CYCLOCK_ACQUIRE,
 				CYCLOCK_RELAXED))
@@ -70,10 +70,10 @@ bool cyclock__writer_try(bool explicit)
 }
 
 /* Whether flag value @held is one of our threads': our cached id, and,
- * for an @explicit call, the kernel's. */
-bool cyclock__writer_ours(uint32_t held, bool explicit)
+ * for an explicit call (@asked), the kernel's. */
+bool cyclock__writer_ours(uint32_t held, bool asked)
 {
-	return held == cyclock__pid() && (!explicit || held == cyclock__pid_fresh());
+	return held == cyclock__pid() && (!asked || held == cyclock__pid_fresh());
 }
 
 void cyclock__writer_done(void)
