@@ -248,7 +248,7 @@ int cmd_status(int argc, char **argv)
 		pid_t pid;
 
 		parse_pid(argv[i], &pid);
-		if (status_read(pid, &ps[n]) != STATUS_OK) {
+		if (status_read_apart(pid, &ps[n]) != STATUS_OK) {
 			tool_error("status: %s", ps[n].why);
 			rc = EXIT_FAIL;
 			continue;
