@@ -134,7 +134,7 @@ static void write_prometheus(FILE *o, const struct status_of *ps, size_t n)
 				const struct status_block *b = &ps[i].blocks[j];
 				const struct cyclock_status_counts *c = &b->st.counts;
 				bool counter = b->st.setup.flags & CYCLOCK_STATUS_COUNTER;
-				double v[] = { 1, counter, c->kernel_mode, (double)c->resyncs,
+				double v[] = { 1, counter, c->kernel_mode != 0, (double)c->resyncs,
 					       (double)c->anomalies, (double)c->kernel_spells,
 					       (double)c->rate_changes, (double)c->last_err_ns / 1e9 };
 
@@ -248,7 +248,7 @@ int cmd_status(int argc, char **argv)
 		pid_t pid;
 
 		parse_pid(argv[i], &pid);
-		if (status_read(pid, &ps[n]) != STATUS_OK) {
+		if (status_read_apart(pid, &ps[n]) != STATUS_OK) {
 			tool_error("status: %s", ps[n].why);
 			rc = EXIT_FAIL;
 			continue;

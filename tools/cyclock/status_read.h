@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Reading a running process's cyclock status block (cyclock/status.h)
- * from outside: the objects it maps, from /proc/PID/maps, searched for
- * the symbol cyclock_status in their ELF symbol tables, and the block read
- * with process_vm_readv(2), each part between two reads of its sequence.
- * Nothing is written into the target, and it need not be stopped.
+ * from outside: the objects the dynamic loader lists in its memory,
+ * searched for the symbol cyclock_status in their dynamic symbol tables
+ * (a static program's .symtab in the file the kernel maps), and the block
+ * read with process_vm_readv(2), each part between two reads of its
+ * sequence, the process held from start to end.  Nothing is written into
+ * the target, it need not be stopped, and nothing it names is opened
+ * (status_target.h has how, docs/tool.md why).
  */
 #ifndef CYCLOCK_TOOL_STATUS_READ_H
 #define CYCLOCK_TOOL_STATUS_READ_H
@@ -18,18 +21,22 @@
 /* Why a process's status could not be read. */
 enum status_err {
 	STATUS_OK,
-	STATUS_GONE,    /* no such process, or it exited while being read */
+	STATUS_GONE,    /* no such process, or it exited or was replaced while being read */
 	STATUS_DENIED,  /* not allowed to read it (another user, Yama, not dumpable) */
 	STATUS_NONE,    /* it maps no object with a cyclock status block */
 	STATUS_NEWER,   /* a block of a layout newer than this tool knows */
 	STATUS_BUSY,    /* a part kept changing (or a fork cut its write) */
-	STATUS_BAD,     /* a cyclock_status symbol that holds no block */
+	STATUS_BAD,     /* a cyclock_status symbol that holds no block; or the
+			 * read took its budget, or stopped */
 };
 
 #define STATUS_MAX_BLOCKS 4
+#define STATUS_OBJECT_LEN 4096
 
+/* Every string is the target's, made safe to print (bench_text_clean():
+ * valid UTF-8, no control character), cut to its array. */
 struct status_block {
-	char object[4096];        /* the mapped file that holds it */
+	char object[STATUS_OBJECT_LEN]; /* the object that holds it, as its loader names it */
 	uint64_t addr;            /* where, in the target */
 	struct cyclock_status st;
 };
@@ -43,10 +50,15 @@ struct status_of {
 };
 
 /* Reads every block of process @pid into @out; STATUS_OK, or the reason,
- * worded in out->why. */
+ * worded in out->why.  At most 50 ms of CPU (STATUS_BUDGET_NS). */
 enum status_err status_read(pid_t pid, struct status_of *out);
+/* status_read() in a child process (status_apart.c), stopped if it takes
+ * more than a few seconds (a target's memory on a file system that does
+ * not answer) or dies: the caller's other processes are still read. */
+enum status_err status_read_apart(pid_t pid, struct status_of *out);
 
-/* The block at @addr of @pid, read whole, each part consistent (tests). */
+/* The block at @addr of @pid, read whole, each part consistent, its
+ * strings ended within their arrays (not cleaned: status_read() does). */
 enum status_err status_read_block(pid_t pid, uint64_t addr, struct cyclock_status *st,
 				  char *why, size_t len);
 

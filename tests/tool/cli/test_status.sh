@@ -10,38 +10,8 @@
 # docs/schemas/status.schema.json, the metrics by promtool.
 # shellcheck source=tests/tool/cli/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-
-T=${CYCLOCK_STATUS_TARGETS:?the directory of status_linked, status_plain, status_fake}
-schema=${CYCLOCK_SCHEMAS:?docs/schemas}/status.schema.json
-py=/usr/bin/python3
-pids=()
-trap 'kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null' EXIT
-
-# start NAME [VAR=VALUE...] PROGRAM ARGS...: runs it in the background until it
-# says "ready" (it has read the clock for 50 ms); its pid in $pid.
-start() {
-	local name=$1 fifo=$tmp/$1.ready line=""
-	shift
-	rm -f "$fifo" && mkfifo "$fifo" || fail "mkfifo"
-	env "$@" >"$fifo" 2>"$tmp/$name.err" &
-	pid=$!
-	pids+=("$pid")
-	read -r -t 20 line <"$fifo" || true
-	[[ $line == ready ]] || fail "$name did not start: $(cat "$tmp/$name.err")"
-}
-
-# json_check FILE PYTHON: FILE follows the schema, and PYTHON (given the
-# array as "a") holds.
-json_check() {
-	"$py" - "$schema" "$1" "$2" <<-'PY' || cli_fail "$1: $2"
-		import json, sys, jsonschema
-		schema = json.load(open(sys.argv[1]))
-		jsonschema.Draft202012Validator.check_schema(schema)
-		a = json.load(open(sys.argv[2]))
-		jsonschema.Draft202012Validator(schema).validate(a)
-		assert eval(sys.argv[3]), a
-	PY
-}
+# shellcheck source=tests/tool/cli/status_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/status_lib.sh"
 
 # The command line.
 cli_expect_error 2 "status: which process" status
@@ -86,9 +56,6 @@ fi
 # Under the preload: default, relaxed, CYCLOCK_SOURCE=kernel; and with the
 # library linked too, two blocks.
 if [[ -n ${CYCLOCK_PRELOAD:-} ]]; then
-	# GCC's ASan wants its runtime first; the preload intercepts nothing it
-	# does but the clocks (tests/preload/CMakeLists.txt).
-	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 	start preload LD_PRELOAD="$CYCLOCK_PRELOAD" "$T/status_plain"
 	cli_run status --json "$pid"
 	json_check "$out" "len(a) == 1 and a[0]['mode'] == 'preload' \
