@@ -12,12 +12,13 @@
  *   NONE, FIRST  cyclock_init(), or the next read: the first  BUSY, then DONE, or (a
  *                half (kernel mode, init's first sample)      read's) MEASURING
  *   MEASURING    a read, while a check is left: one check     BUSY, then MEASURING
- *                (checks.c), however late the read
- *   MEASURING    the first read with none left and the        BUSY, then DONE
- *                frequency's span (500 us) over or not
- *                needed, or cyclock_init(): the second half
- *                (what is left to ask, the decision, the
- *                frequency, the timelines on the counter)
+ *                (checks.c: what the load left), however late
+ *   MEASURING    the first read with none left and the        BUSY, then DONE (or
+ *                frequency's span (500 us, 100 us to check a  MEASURING, a stated
+ *                stated one) over or not needed, or           frequency refused)
+ *                cyclock_init(): the second half (what is
+ *                left to ask, the decision, the frequency,
+ *                the timelines on the counter)
  *   BUSY         its owner, whom the word names; an explicit  the above
  *                call that finds the owner gone takes the word
  *                over
