@@ -7,10 +7,14 @@
  *    before main() and so before any filter the program installs itself):
  *    the machine's record, and, where there is none, every CPUID leaf
  *    and the ordered reads' timing, kept in a new one; the kernel's
- *    clocksource; the frequency a file states (riscv64's device tree);
+ *    clocksource, from the record if it read it less than a second ago,
+ *    else from sysfs, and then kept in the record; the frequency a file
+ *    states (riscv64's device tree);
  *  - then what takes none, one item a read (cyclock__check_next()) or all
- *    at once (cyclock__check_rest()): the load's answers, taken in;
- *    CPUID's leaves the record did not answer; the ordered reads' timing.
+ *    at once (cyclock__check_rest()): the load's answers, taken in; the
+ *    record, if what this CPU says of it agrees (CPUID, which a process
+ *    that never initialises is spared); CPUID's leaves the record did not
+ *    answer; the ordered reads' timing.
  * Either turns them into the decision's answers (cyclock__check_answers()),
  * and runs the warp check when asked for.  Why each is asked, and which
  * by every process or once per boot: docs/hosted.md ("Trust").
@@ -27,14 +31,21 @@ enum { LOAD_NONE, LOAD_BUSY, LOAD_DONE };
 static struct cyclock__asked loaded;
 static CYCLOCK_ATOMIC(uint32_t) load_state;
 
-static void clocksource(struct cyclock__asked *q)
+/* The kernel's clocksource: as the machine's record read it less than a
+ * second ago, else from sysfs (@*read: it was). */
+static void clocksource(struct cyclock__asked *q, bool *read)
 {
-	if (!cyclock__kernel_clocksource(q->clocksource_name, sizeof(q->clocksource_name)))
+	char *name = q->clocksource_name;
+
+	*read = false;
+	if (!cyclock__record_clocksource(name, sizeof(q->clocksource_name)) &&
+	    !(*read = cyclock__kernel_clocksource(name, sizeof(q->clocksource_name))))
 		q->clocksource = CYCLOCK__CS_UNREAD;
-	else if (strcmp(q->clocksource_name, CYCLOCK_ARCH_KERNEL_CLOCKSOURCE))
+	else if (strcmp(name, CYCLOCK_ARCH_KERNEL_CLOCKSOURCE))
 		q->clocksource = CYCLOCK__CS_OTHER;
 	else
 		q->clocksource = CYCLOCK__CS_THIS;
+	q->clocksource_kept = !*read && q->clocksource != CYCLOCK__CS_UNREAD;
 }
 
 /* The rest only for a counter the kernel uses: the counter's own. */
@@ -50,13 +61,16 @@ static void ask_at_load(void)
 		loaded.clocksource = CYCLOCK__CS_UNREAD; /* not asked: nothing will be used */
 		return;
 	}
+	bool read;
+
 	loaded.record_loaded = cyclock__record_load();
-	clocksource(&loaded);
+	clocksource(&loaded, &read);
 	cyclock__counter_hz_at_load();
 	cyclock__env_ordered_at_load();
-	/* This boot's first process keeps what later ones would ask. */
-	if (!loaded.record_loaded && counter_used(&loaded))
-		cyclock__record_save();
+	/* This boot's first process keeps what later ones would ask, and the
+	 * first after a second the clocksource again. */
+	if (read && counter_used(&loaded))
+		cyclock__record_save(loaded.clocksource_name);
 }
 
 /* What takes a system call, once per process image: from the library's
@@ -112,6 +126,19 @@ void cyclock__check_reload(void)
 }
 #endif
 
+/* The record read at load, taken if what this CPU says agrees (asked of
+ * it: CPUID, no system call). */
+static bool take_pending(const struct cyclock__asked *q)
+{
+	return q->record_loaded && !q->record_tried;
+}
+
+static void take(struct cyclock__asked *q)
+{
+	q->record_tried = true;
+	q->record_taken = cyclock__record_take();
+}
+
 /* One CPUID leaf the record did not answer (x86-64; none elsewhere). */
 static bool leaf_pending(const struct cyclock__asked *q)
 {
@@ -138,6 +165,7 @@ static void timing(struct cyclock__asked *q)
 
 static const struct check list[] = {
 	{ load_pending, load },
+	{ take_pending, take },
 	{ leaf_pending, leaf },
 	{ timing_pending, timing },
 };

@@ -286,7 +286,12 @@ static bool measuring_work(uint64_t *now)
 
 bool cyclock__record_used(void)
 {
-	return scratch.q.record_loaded;
+	return scratch.q.record_taken;
+}
+
+bool cyclock__clocksource_kept(void)
+{
+	return scratch.q.clocksource_kept;
 }
 
 bool cyclock__checked_ahead(void)

@@ -213,9 +213,12 @@ struct cyclock__trust cyclock__trust(const struct cyclock__answers *a);
  */
 struct cyclock__asked {
 	bool have_load;            /* the load's answers are in: */
-	bool record_loaded;        /* the machine's record answered CPUID and the reads' costs */
+	bool record_loaded;        /* the machine's record is there, whole, */
+	bool record_tried;         /* a read asked what the CPU says of it, */
+	bool record_taken;         /* and it answered CPUID and the reads' costs */
 	int clocksource;           /* CYCLOCK__CS_* */
 	char clocksource_name[32];
+	bool clocksource_kept;     /* as the record read it, not sysfs */
 };
 void cyclock__check_at_load(void);
 void cyclock__check_loaded(struct cyclock__asked *q); /* the load's answers, if in */
@@ -256,6 +259,7 @@ const char *cyclock__init_why(void); /* why not done yet; NULL once done */
 void cyclock__init_fork_child(void);
 bool cyclock__checked_ahead(void); /* the reads in the span did every check (tests) */
 bool cyclock__record_used(void);   /* the machine's record answered (tests) */
+bool cyclock__clocksource_kept(void); /* and the clocksource, no sysfs read (tests) */
 
 /* owner.c: initialisation's owner: @expected to INIT_BUSY, ours
  * (@asked, by an explicit call: our task named, a system call); whether the owner named in

@@ -39,7 +39,6 @@ ssize_t cyclock__sys_read(int fd, void *buf, size_t n); /* syscall()'s, not libc
 void cyclock__sys_close(int fd);                        /* functions (world.c) */
 int cyclock__sys_fstat(int fd, struct stat *st);
 int cyclock__sys_fstatfs(int fd, struct statfs *fs);
-uid_t cyclock__sys_geteuid(void);
 /* Task @tid as the kernel knows it: an identity no other task can have
  * while anyone looks (its pidfs inode, else its start time), 0 if none
  * can be had; and whether task @tid of that identity is gone (exited, or
@@ -74,11 +73,17 @@ struct cyclock__cpuid_answer {
 bool cyclock__cpuid_export(struct cyclock__cpuid_answer *a, uint32_t *n);
 bool cyclock__cpuid_import(const struct cyclock__cpuid_answer *a, uint32_t n);
 /* record.c (sim.c: no record): the machine's answers kept for this boot;
- * load is true if they filled CPUID's cache and the ordered reads' costs;
- * save, where a record can be written, asks CPUID what the checks left
- * unasked and times the ordered reads, then writes them. */
+ * load (at load) is true if a record is there, whole, of this boot and
+ * machine; take (a read, no system call) if what this CPU says agrees,
+ * and then they fill CPUID's cache and the ordered reads' costs; save,
+ * where a record can be written, asks CPUID what the checks left unasked
+ * and times the ordered reads, then writes them. */
 bool cyclock__record_load(void);
-void cyclock__record_save(void);
+bool cyclock__record_take(void);
+/* the kernel's clocksource as the record read it, if less than a second
+ * ago; save writes @clocksource, read just now, with the rest */
+bool cyclock__record_clocksource(char *name, size_t len);
+void cyclock__record_save(const char *clocksource);
 unsigned int cyclock__cpuid_asked(void); /* CPUID instructions run so far */
 bool cyclock__counter_invariant(void);
 void cyclock__counter_hz_at_load(void); /* a file that states the frequency, read at load */

@@ -77,7 +77,7 @@ static bool record_path(char *path, size_t len, uid_t *uid)
 
 	if (v && !strcmp(v, "off"))
 		return false;
-	*uid = cyclock__sys_geteuid();
+	*uid = (uid_t)getauxval(AT_EUID); /* at load: no system call */
 	u = (unsigned int)*uid;
 	if (v && *v) {
 		if (strlen(v) >= len)
@@ -98,8 +98,26 @@ static bool record_path(char *path, size_t len, uid_t *uid)
 	return true;
 }
 
+/* Whether @s of @len is a clocksource's name as a writer writes one:
+ * printable, NUL-terminated, then zeros (none: all zeros). */
+static bool name_whole(const char *s, size_t len)
+{
+	size_t n = strnlen(s, len);
+
+	if (n == len)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '!' || s[i] > '~')
+			return false;
+	for (size_t i = n; i < len; i++)
+		if (s[i])
+			return false;
+	return true;
+}
+
 /* Whether @r holds only what a writer of this layout writes: every CPUID
- * slot past its leaves zero, and costs only if they were timed. */
+ * slot past its leaves zero, costs only if they were timed, and a
+ * clocksource's name. */
 static bool whole(const struct cyclock__record *r)
 {
 	static const struct cyclock__cpuid_answer none;
@@ -114,7 +132,7 @@ static bool whole(const struct cyclock__record *r)
 	for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS; h++)
 		if (!r->timed && r->ordered_best[h])
 			return false;
-	return true;
+	return name_whole(r->clocksource, sizeof(r->clocksource));
 }
 
 /* A record of @fd that user @uid may trust, in @r: the descriptor's file
@@ -195,13 +213,20 @@ static bool take(const struct cyclock__record *r)
 	return true;
 }
 
+/* The record read at load, whole and of this boot and machine, until
+ * cyclock__record_take() takes it (or not): written before any read, by
+ * the load alone. */
+static struct cyclock__record kept;
+static bool kept_whole;
+
+/* At load: the file, checked, into kept.  What this CPU says of it is
+ * asked later, by the read that takes it (CPUID traps to the hypervisor,
+ * which a process that never initialises is spared). */
 bool cyclock__record_load(void)
 {
-	struct cyclock__record r;
 	char path[256];
 	int saved = errno, fd;
 	uid_t uid;
-	bool ok;
 
 	if (!record_path(path, sizeof(path), &uid))
 		return false;
@@ -210,11 +235,34 @@ bool cyclock__record_load(void)
 		errno = saved;
 		return false;
 	}
-	ok = trusted(fd, &r, uid);
+	kept_whole = trusted(fd, &kept, uid);
 	cyclock__sys_close(fd);
-	ok = ok && take(&r);
 	errno = saved;
-	return ok;
+	return kept_whole;
+}
+
+/* The record kept at load into CPUID's cache and the ordered reads'
+ * costs, if this CPU could have given them: no system call (a read's). */
+bool cyclock__record_take(void)
+{
+	return kept_whole && take(&kept);
+}
+
+/* The kernel's clocksource into @name of @len, as the record kept at load
+ * read it, if that was less than CYCLOCK__CLOCKSOURCE_FRESH_NS ago: a
+ * process that starts then is as exposed to a clocksource changed since
+ * as one that started a second earlier, and reads no sysfs file (the
+ * costliest part of a process's load: docs/hosted.md, "A process's
+ * start, summed"). */
+bool cyclock__record_clocksource(char *name, size_t len)
+{
+	uint64_t now = cyclock__kernel_ns(CLOCK_BOOTTIME);
+
+	if (!kept_whole || !kept.clocksource[0] || strlen(kept.clocksource) >= len ||
+	    now - kept.clocksource_ns > CYCLOCK__CLOCKSOURCE_FRESH_NS)
+		return false;
+	strcpy(name, kept.clocksource);
+	return true;
 }
 
 /*
@@ -239,18 +287,30 @@ static void temp_path(char *tmp, const char *path)
 	tmp[n] = '\0';
 }
 
-/* What this process found, into @r: every CPUID leaf (those the checks
- * did not need too) and the ordered reads' timing, asked now if not yet;
+/* What this process found, into @r, with the kernel's clocksource
+ * @clocksource read just now: the answers of the record kept at load if
+ * there was one (what CPUID says does not change while the machine runs;
+ * a read checks them before it takes them), else every CPUID leaf (those
+ * the checks did not need too) and the ordered reads' timing, asked now;
  * false if CPUID's answers cannot be kept here. */
-static bool fill(struct cyclock__record *r)
+static bool fill(struct cyclock__record *r, const char *clocksource)
 {
 	memset(r, 0, sizeof(*r));
-	while (cyclock__cpuid_ahead())
-		;
-	if (!cyclock__cpuid_export(r->cpuid, &r->cpuid_n))
+	if (kept_whole) {
+		*r = kept;
+		memset(r->clocksource, 0, sizeof(r->clocksource));
+	} else {
+		while (cyclock__cpuid_ahead())
+			;
+		if (!cyclock__cpuid_export(r->cpuid, &r->cpuid_n))
+			return false;
+		cyclock__ordered_time();
+		r->timed = cyclock__ordered_export(r->ordered_best);
+	}
+	if (strlen(clocksource) >= sizeof(r->clocksource))
 		return false;
-	cyclock__ordered_time();
-	r->timed = cyclock__ordered_export(r->ordered_best);
+	strcpy(r->clocksource, clocksource);
+	r->clocksource_ns = cyclock__kernel_ns(CLOCK_BOOTTIME);
 	memcpy(r->magic, "cyclock", 8);
 	r->version = CYCLOCK__RECORD_VERSION;
 	r->size = sizeof(*r);
@@ -266,7 +326,7 @@ static bool fill(struct cyclock__record *r)
  * temporary file first: where none can be made (a directory not
  * writable, or hidden), nothing is asked of the CPU for a record that
  * cannot be kept (the reads ask what they need, no sooner). */
-void cyclock__record_save(void)
+void cyclock__record_save(const char *clocksource)
 {
 	struct cyclock__record r;
 	char path[256], tmp[256 + 18];
@@ -283,7 +343,7 @@ void cyclock__record_save(void)
 		errno = saved;
 		return;
 	}
-	written = fill(&r) && write(fd, &r, sizeof(r)) == (ssize_t)sizeof(r);
+	written = fill(&r, clocksource) && write(fd, &r, sizeof(r)) == (ssize_t)sizeof(r);
 	cyclock__sys_close(fd);
 	if (!written || rename(tmp, path))
 		unlink(tmp);

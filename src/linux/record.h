@@ -9,10 +9,12 @@
 #ifndef CYCLOCK_LINUX_RECORD_H
 #define CYCLOCK_LINUX_RECORD_H
 
-#define CYCLOCK__RECORD_VERSION 1
+#define CYCLOCK__RECORD_VERSION 2
+/* How long the kernel's clocksource, as a record read it, stands for it. */
+#define CYCLOCK__CLOCKSOURCE_FRESH_NS (1000 * NSEC_PER_USEC * 1000)
 
-/* The layout, version 1: every field is checked on load, none trusted
- * for being there. */
+/* The layout, version 2 (1 had no clocksource): every field is checked on
+ * load, none trusted for being there. */
 struct cyclock__record {
 	char magic[8];                 /* "cyclock" */
 	uint32_t version, size;
@@ -22,6 +24,8 @@ struct cyclock__record {
 	uint32_t cpuid_n;              /* how many; the rest zero */
 	uint32_t timed;                /* 1: the ordered reads' costs were measured, */
 	uint64_t ordered_best[CYCLOCK_ARCH_ORDERED_HOWS]; /* in counts; UINT64_MAX: not timed */
+	char clocksource[32];          /* the kernel's, as its writer read it (NUL-terminated), */
+	uint64_t clocksource_ns;       /* then, on CLOCK_BOOTTIME */
 	uint64_t check;                /* FNV-1a of everything before it */
 };
 

@@ -195,11 +195,6 @@ int cyclock__sys_fstatfs(int fd, struct statfs *fs)
 	return (int)syscall(SYS_fstatfs, fd, fs);
 }
 
-uid_t cyclock__sys_geteuid(void)
-{
-	return (uid_t)syscall(SYS_geteuid);
-}
-
 /* The kernel's current clocksource, from sysfs (system calls, which are
  * async-signal-safe; stdio is not). */
 bool cyclock__kernel_clocksource(char *name, size_t len)

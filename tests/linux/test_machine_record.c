@@ -50,6 +50,7 @@ struct found {
 	char ordered[32];
 	char ordered_why[160];
 	bool near;      /* cyclock_now() within 1 ms of CLOCK_MONOTONIC */
+	bool cs_kept;   /* the kernel's clocksource from the record, no sysfs read */
 };
 
 /* The child's run: this program exec'd with "--child FD", a fresh
@@ -64,6 +65,7 @@ static void child_run(int fd)
 	f.rc = cyclock_init(0) == CYCLOCK_USING_COUNTER ? 0 : 77;
 	st = state_now();
 	f.used = cyclock__record_used();
+	f.cs_kept = cyclock__clocksource_kept();
 	f.cpuid = cyclock__cpuid_asked();
 	snprintf(f.ordered, sizeof(f.ordered), "%s", st.ordered);
 	snprintf(f.ordered_why, sizeof(f.ordered_why), "%s", st.ordered_why);
@@ -181,6 +183,40 @@ static void rejected(const char *what)
 	}
 }
 
+#define CS_AT offsetof(struct cyclock__record, clocksource)
+#define CS_NS_AT offsetof(struct cyclock__record, clocksource_ns)
+
+/* The clocksource a record read: taken for a second, then read again and
+ * kept anew; one that says another clocksource is believed (the counter
+ * not used), as it stands for the kernel's while it is fresh. */
+static void clocksource_age(void)
+{
+	unsigned char buf[4096];
+	size_t n = load(buf, sizeof(buf));
+	uint64_t was, now = kclock_ns(CLOCK_BOOTTIME);
+	struct found f;
+
+	memcpy(&was, buf + CS_NS_AT, sizeof(was));
+	poke(buf, n, CS_NS_AT, was - 2 * NSEC_PER_SEC);
+	store(buf, n);
+	f = run_child();
+	n = load(buf, sizeof(buf));
+	memcpy(&was, buf + CS_NS_AT, sizeof(was));
+	expect(f.rc == 0 && f.used && !f.cs_kept && was >= now,
+	       "a clocksource read 2 s ago: read again from sysfs, and kept anew");
+	memset(buf + CS_AT, 0, CS_NS_AT - CS_AT);
+	memcpy(buf + CS_AT, "hpet", 4);
+	poke(buf, n, CS_NS_AT, kclock_ns(CLOCK_BOOTTIME));
+	store(buf, n);
+	f = run_child();
+	expect(f.rc == 77 && f.cs_kept,
+	       "a fresh one that says hpet: believed, the kernel's clocks (a forgery costs speed)");
+	poke(buf, n, CS_NS_AT, was - 2 * NSEC_PER_SEC);
+	store(buf, n);
+	f = run_child();
+	expect(f.rc == 0 && !f.cs_kept, "and read again once it is old: the counter");
+}
+
 int main(int argc, char **argv)
 {
 	unsigned char buf[4096], bad[4096];
@@ -214,6 +250,8 @@ int main(int argc, char **argv)
 	       b.ordered_why);
 	expect(!strcmp(a.ordered_why, b.ordered_why),
 	       "and chooses the ordered read from the same measured costs");
+	expect(!a.cs_kept && b.cs_kept, "and the kernel's clocksource it read, no sysfs read");
+	clocksource_age();
 
 	chmod(path, 0664);
 	rejected("writable by the group");
