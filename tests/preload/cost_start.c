@@ -5,6 +5,7 @@
  * asserts nothing (docs/hosted.md, "A process's start", has its figures).
  *
  *     preload_cost_start [--processes N] [--runs N] [--rates US,...]
+ *                        [--before PRELOAD]
  *
  * Reads.  For each read rate (default one read every 1, 20 and 1000 us),
  * N fresh processes (default 60) of each kind, the kinds taking turns:
@@ -14,6 +15,11 @@
  *   pkernel    and CYCLOCK_SOURCE=kernel
  *   now        preload_cost_start_now, linked with libcyclock.so: cyclock_now()
  *   nkernel    the same with CYCLOCK_SOURCE=kernel
+ *   before     with --before, under LD_PRELOAD=PRELOAD: another build's
+ *              preload (an earlier commit's), so that before and after are
+ *              measured in one run, taking turns; with a machine's record
+ *              of its own (CYCLOCK_MACHINE_RECORD), so that neither finds
+ *              the other's layout and writes its own over it each time
  * Each process reads the clock at fixed moments, one every gap for 50 ms
  * from its first read (busy in between), and times each read between two
  * ordered counter reads (the arch header's: no library); a fresh process
@@ -37,12 +43,14 @@
  * Short programs.  --runs N (default 200) rounds of a program that reads
  * the clock once and exits (this one, --once), under each of: an empty
  * library preloaded (preload_cost_start_empty.so), the preload, the
- * relaxed preload, the preload with CYCLOCK_SOURCE=kernel, the kinds
+ * relaxed preload, the preload with CYCLOCK_SOURCE=kernel (and the
+ * --before preload), the kinds
  * taking turns in each round; wall time from spawn to reaping, and CPU
  * time (wait4()'s user and system).  Printed: each kind's median, and the
  * median over rounds of its ratio to the empty library's in the same round.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -146,14 +154,15 @@ static double measure_hz(void)
 	return (double)(c1 - c0) * 1e9 / ns;
 }
 
-enum kind { VDSO, PRELOAD, RELAXED, PKERNEL, NOW, NKERNEL, EMPTY, KINDS };
+enum kind { VDSO, PRELOAD, RELAXED, PKERNEL, NOW, NKERNEL, EMPTY, BEFORE, KINDS };
 static const char *const kind_name[KINDS] = { "vdso", "preload", "relaxed", "pkernel",
-					      "now",  "nkernel", "empty" };
+					      "now",  "nkernel", "empty",   "before" };
+static const char *before; /* --before's preload, or NULL */
 
 /* The environment for @k: ours, less what the kinds set, plus its own. */
 static char **kind_env(enum kind k)
 {
-	static char *env[512], preload[1024], empty[1024];
+	static char *env[512], preload[1024], empty[1024], earlier[1024], record[64];
 	static char relaxed[] = "CYCLOCK_PRELOAD_RELAXED=1", kernel[] = "CYCLOCK_SOURCE=kernel";
 	size_t n = 0;
 
@@ -166,6 +175,13 @@ static char **kind_env(enum kind k)
 		env[n++] = preload;
 	if (k == EMPTY)
 		env[n++] = empty;
+	if (k == BEFORE) {
+		snprintf(earlier, sizeof(earlier), "LD_PRELOAD=%s", before);
+		env[n++] = earlier;
+		snprintf(record, sizeof(record),
+			 "CYCLOCK_MACHINE_RECORD=/dev/shm/cyclock-cost-start-before.%u", geteuid());
+		env[n++] = record;
+	}
 	if (k == RELAXED)
 		env[n++] = relaxed;
 	if (k == PKERNEL || k == NKERNEL)
@@ -338,8 +354,8 @@ static void report(enum kind k, const struct runs *r, const struct runs *vdso, u
 
 static void reads(const double *rates, int nrates, size_t nproc)
 {
-	static const enum kind kinds[] = { VDSO, PRELOAD, RELAXED, PKERNEL, NOW, NKERNEL };
-	const int nk = (int)(sizeof(kinds) / sizeof(kinds[0]));
+	static const enum kind kinds[] = { VDSO, PRELOAD, RELAXED, PKERNEL, NOW, NKERNEL, BEFORE };
+	const int nk = (int)(sizeof(kinds) / sizeof(kinds[0])) - !before;
 	uint64_t span = (uint64_t)((double)SPAN_NS * hz / 1e9);
 
 	for (int ri = 0; ri < nrates; ri++) {
@@ -385,8 +401,8 @@ static void short_programs(size_t runs)
 {
 	static double wall[KINDS][MAX_PROCESSES * 10], cpu[KINDS][MAX_PROCESSES * 10];
 	static double w[MAX_PROCESSES * 10], c[MAX_PROCESSES * 10];
-	static const enum kind kinds[] = { EMPTY, PRELOAD, RELAXED, PKERNEL };
-	const int nk = (int)(sizeof(kinds) / sizeof(kinds[0]));
+	static const enum kind kinds[] = { EMPTY, PRELOAD, RELAXED, PKERNEL, BEFORE };
+	const int nk = (int)(sizeof(kinds) / sizeof(kinds[0])) - !before;
 	char *argv[] = { self, once_flag, NULL };
 	size_t got = 0;
 
@@ -435,8 +451,9 @@ static void short_programs(size_t runs)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: %s [--processes 1-%d] [--runs 0-%d] [--rates US,...]\n", self,
-		MAX_PROCESSES, MAX_PROCESSES * 10);
+	fprintf(stderr,
+		"usage: %s [--processes 1-%d] [--runs 0-%d] [--rates US,...] [--before PRELOAD]\n",
+		self, MAX_PROCESSES, MAX_PROCESSES * 10);
 	return 2;
 }
 
@@ -458,6 +475,8 @@ int main(int argc, char **argv)
 			nproc = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--runs") && i + 1 < argc)
 			runs = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--before") && i + 1 < argc)
+			before = argv[++i];
 		else if (!strcmp(argv[i], "--rates") && i + 1 < argc) {
 			char *s = argv[++i], *end;
 
@@ -472,11 +491,18 @@ int main(int argc, char **argv)
 	}
 	if (nproc < 1 || nproc > MAX_PROCESSES || runs < 0 || runs > MAX_PROCESSES * 10)
 		return usage();
+	if (before && access(before, R_OK)) {
+		fprintf(stderr, "%s: --before %s: %s\n", argv[0], before, strerror(errno));
+		return 2;
+	}
 	self = realpath("/proc/self/exe", NULL);
 	if (!self)
 		return 1;
 	hz = measure_hz();
-	printf("counter at %.3f MHz; preload %s\n", hz / 1e6, COST_START_PRELOAD);
+	printf("counter at %.3f MHz; preload %s", hz / 1e6, COST_START_PRELOAD);
+	if (before)
+		printf("; before %s", before);
+	printf("\n");
 	reads(rates, nrates, (size_t)nproc);
 	if (runs)
 		short_programs((size_t)runs);
