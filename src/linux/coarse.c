@@ -109,6 +109,15 @@ void cyclock__coarse_period(uint64_t ns)
 		period_ns = ns;
 }
 
+/* In a child of fork(), registered as the ticker starts: no ticker runs,
+ * and none is started for it. */
+static void coarse_fork_child(void)
+{
+	cyclock_atomic_store(&cyclock__coarse.ns, 0, CYCLOCK_SEQ_CST);
+	if (cyclock_atomic_load(&ticker_state, CYCLOCK_SEQ_CST) == TICKER_RUNNING)
+		cyclock_atomic_store(&ticker_state, TICKER_FAILED, CYCLOCK_SEQ_CST);
+}
+
 /* Start the ticker once (per process image); false if it could not be
  * started, which is remembered.  Not async-signal-safe. */
 bool cyclock__coarse_start(void)
@@ -120,7 +129,8 @@ bool cyclock__coarse_start(void)
 				CYCLOCK_SEQ_CST))
 		return none == TICKER_RUNNING;
 	read_period();
-	if (cyclock__thread_start(&t, true, ticker, NULL)) {
+	if (pthread_atfork(NULL, NULL, coarse_fork_child) ||
+	    cyclock__thread_start(&t, true, ticker, NULL)) {
 		cyclock_atomic_store(&ticker_state, TICKER_FAILED, CYCLOCK_SEQ_CST);
 		/* Back to the kernel's coarse clock, which a reader meanwhile
 		 * may have stored: it never reads less than that reader. */
@@ -184,14 +194,6 @@ uint64_t cyclock__coarse_slow(void)
 	if (cyclock_atomic_load(&ticker_state, CYCLOCK_SEQ_CST) != TICKER_RUNNING)
 		cyclock_atomic_store(&cyclock__coarse.ns, 0, CYCLOCK_SEQ_CST);
 	return ns;
-}
-
-/* In a child of fork(): no ticker runs, and none is started for it. */
-void cyclock__coarse_fork_child(void)
-{
-	cyclock_atomic_store(&cyclock__coarse.ns, 0, CYCLOCK_SEQ_CST);
-	if (cyclock_atomic_load(&ticker_state, CYCLOCK_SEQ_CST) == TICKER_RUNNING)
-		cyclock_atomic_store(&ticker_state, TICKER_FAILED, CYCLOCK_SEQ_CST);
 }
 
 uint64_t cyclock_coarse(void)

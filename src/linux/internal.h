@@ -267,7 +267,7 @@ bool cyclock__clocksource_kept(void); /* and the clocksource, no sysfs read (tes
 bool cyclock__init_take(uint64_t *expected, bool asked);
 bool cyclock__init_owner_gone(uint64_t word);
 
-/* process.c: the library's load (read.c's constructor calls it), and the
+/* load.c: the library's load (read.c's constructor calls it), and the
  * fork handler, for the child (and the tests). */
 void cyclock__load(void);
 void cyclock__fork_child(void);
@@ -282,6 +282,5 @@ uint64_t cyclock__coarse_below(uint64_t ns);
 void cyclock__coarse_period(uint64_t ns);
 bool cyclock__coarse_start(void);
 void cyclock__coarse_tick(void); /* the ticker's step, on its thread (the model runs it) */
-void cyclock__coarse_fork_child(void);
 
 #endif /* CYCLOCK_LINUX_INTERNAL_H */

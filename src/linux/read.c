@@ -230,7 +230,7 @@ uint64_t cyclock__slow(unsigned int kind, uint64_t word, uint64_t cyc)
 }
 
 /* At load, before main() and any seccomp filter of the program's: what
- * the reads will need that takes a system call (process.c).  Here, so
+ * the reads will need that takes a system call (load.c).  Here, so
  * that every program that reads has it, one linked statically too. */
 __attribute__((constructor)) static void reads_at_load(void)
 {

@@ -198,6 +198,13 @@ int cyclock__thread_start(pthread_t *t, bool detached, void *(*fn)(void *), void
 	return 0;
 }
 
+/* No fork in the model: the ticker's fork handler, which coarse_start()
+ * registers in every iteration, is not kept (libc's would pile them up). */
+extern "C" int pthread_atfork(void (*)(void), void (*)(void), void (*)(void)) __THROW
+{
+	return 0;
+}
+
 void cyclock__say_once(CYCLOCK_ATOMIC(uint32_t) *said, const char *msg, size_t n)
 {
 	(void)said, (void)msg, (void)n;
