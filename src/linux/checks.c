@@ -12,13 +12,14 @@
  *    states (riscv64's device tree);
  *  - then what takes none, one item a read (cyclock__check_next()) or all
  *    at once (cyclock__check_rest()): the load's answers, taken in; the
- *    record, if what this CPU says of it agrees (CPUID, which a process
- *    that never initialises is spared); CPUID's leaves the record did not
- *    answer; the ordered reads' timing.
+ *    record, if what this CPU says of it agrees (CPUID, a leaf a read,
+ *    which a process that never initialises is spared); CPUID's leaves
+ *    the record did not answer; the ordered reads' timing.
  * Either turns them into the decision's answers (cyclock__check_answers()),
  * and runs the warp check when asked for.  Why each is asked, and which
  * by every process or once per boot: docs/hosted.md ("Trust").
  */
+#include <limits.h>
 #include <sched.h>
 #include <string.h>
 
@@ -92,10 +93,11 @@ void cyclock__check_at_load(void)
 	}
 }
 
-/* Each item: whether it is still to ask, and the asking. */
+/* Each item: whether it is still to ask, and the asking (@all: at once,
+ * an explicit call's; else a read's, which asks CPUID once at most). */
 struct check {
 	bool (*pending)(const struct cyclock__asked *q);
-	void (*ask)(struct cyclock__asked *q);
+	void (*ask)(struct cyclock__asked *q, bool all);
 };
 
 /* The load's answers: taken in once there (a read before the constructor
@@ -105,15 +107,16 @@ static bool load_pending(const struct cyclock__asked *q)
 	return !q->have_load;
 }
 
-static void load(struct cyclock__asked *q)
+static void load(struct cyclock__asked *q, bool all)
 {
+	(void)all;
 	if (cyclock_atomic_load(&load_state, CYCLOCK_ACQUIRE) == LOAD_DONE)
 		*q = loaded;
 }
 
 void cyclock__check_loaded(struct cyclock__asked *q)
 {
-	load(q);
+	load(q, true);
 }
 
 #ifdef CYCLOCK_SIM
@@ -127,16 +130,20 @@ void cyclock__check_reload(void)
 #endif
 
 /* The record read at load, taken if what this CPU says agrees (asked of
- * it: CPUID, no system call). */
+ * it: CPUID, no system call; a leaf a read). */
 static bool take_pending(const struct cyclock__asked *q)
 {
 	return q->record_loaded && !q->record_tried;
 }
 
-static void take(struct cyclock__asked *q)
+static void take(struct cyclock__asked *q, bool all)
 {
+	int took = cyclock__record_take(all ? UINT_MAX : 1);
+
+	if (took == CYCLOCK__TAKE_LATER)
+		return; /* a leaf asked: the next on the next read */
 	q->record_tried = true;
-	q->record_taken = cyclock__record_take();
+	q->record_taken = took == CYCLOCK__TAKE_YES;
 }
 
 /* One CPUID leaf the record did not answer (x86-64; none elsewhere). */
@@ -145,9 +152,9 @@ static bool leaf_pending(const struct cyclock__asked *q)
 	return q->have_load && cyclock__cpuid_pending();
 }
 
-static void leaf(struct cyclock__asked *q)
+static void leaf(struct cyclock__asked *q, bool all)
 {
-	(void)q;
+	(void)q, (void)all;
 	cyclock__cpuid_ahead();
 }
 
@@ -157,9 +164,9 @@ static bool timing_pending(const struct cyclock__asked *q)
 	return counter_used(q) && !cyclock__ordered_timed();
 }
 
-static void timing(struct cyclock__asked *q)
+static void timing(struct cyclock__asked *q, bool all)
 {
-	(void)q;
+	(void)q, (void)all;
 	cyclock__ordered_time();
 }
 
@@ -191,7 +198,7 @@ bool cyclock__check_next(struct cyclock__asked *q)
 	const struct check *c = next(q);
 
 	if (c)
-		c->ask(q);
+		c->ask(q, false);
 	return next(q) != NULL;
 }
 
@@ -200,10 +207,10 @@ bool cyclock__check_next(struct cyclock__asked *q)
 void cyclock__check_rest(struct cyclock__asked *q)
 {
 	cyclock__check_at_load();
-	load(q);
+	load(q, true);
 	q->have_load = true; /* the load's answers, or none: the clocksource unread */
 	for (const struct check *c; (c = next(q));)
-		c->ask(q);
+		c->ask(q, true);
 }
 
 /* Whether the per-CPU clock's read of the counter and its CPU runs here

@@ -38,8 +38,10 @@ static struct {
 
 static unsigned int cpuid_asked; /* CPUID instructions run: for the tests */
 /* cyclock__cpuid_confirm()'s: a record's answer is asked of the CPU when
- * read; one the CPU contradicted. */
-static bool confirming, contradicted;
+ * read, while the asks last; one the CPU contradicted; one left unasked
+ * for want of asks. */
+static bool confirming, contradicted, deferred;
+static unsigned int confirm_asks;
 
 static void cpuid_fetch(size_t i)
 {
@@ -53,6 +55,18 @@ static void cpuid_fetch(size_t i)
 	cpuid_asked++;
 }
 
+/* Leaf @i, which only a record answered: asked of the CPU if an ask is
+ * left, else the record's answer for now, and the confirmation deferred. */
+static void confirm_leaf(size_t i)
+{
+	if (!confirm_asks) {
+		deferred = true;
+		return;
+	}
+	confirm_asks--;
+	cpuid_fetch(i);
+}
+
 unsigned int cyclock__cpuid_asked(void)
 {
 	return cpuid_asked;
@@ -62,8 +76,10 @@ void cyclock__cpuid(unsigned int leaf, unsigned int r[4])
 {
 	for (size_t i = 0; i < CPUID_LEAVES; i++)
 		if (cpuid_leaf[i] == leaf) {
-			if (!cpuid_cache[i].have || (confirming && !cpuid_cache[i].cpu))
+			if (!cpuid_cache[i].have)
 				cpuid_fetch(i);
+			else if (confirming && !cpuid_cache[i].cpu)
+				confirm_leaf(i);
 			memcpy(r, cpuid_cache[i].r, sizeof(cpuid_cache[i].r));
 			return;
 		}
@@ -196,16 +212,20 @@ bool cyclock__cpuid_import(const struct cyclock__cpuid_answer *a, uint32_t n)
 	return true;
 }
 
+void cyclock__cpuid_confirm_start(unsigned int asks)
+{
+	contradicted = deferred = false;
+	confirm_asks = asks;
+}
+
 void cyclock__cpuid_confirm(bool on)
 {
 	confirming = on;
-	if (on)
-		contradicted = false;
 }
 
-bool cyclock__cpuid_confirmed(void)
+int cyclock__cpuid_confirmed(void)
 {
-	return !contradicted;
+	return contradicted ? CYCLOCK__TAKE_NO : deferred ? CYCLOCK__TAKE_LATER : CYCLOCK__TAKE_YES;
 }
 
 void cyclock__cpuid_forget(void)
@@ -220,14 +240,19 @@ bool cyclock__cpuid_pending(void)
 }
 
 /* No CPUID: nothing a record says of it to confirm or forget. */
+void cyclock__cpuid_confirm_start(unsigned int asks)
+{
+	(void)asks;
+}
+
 void cyclock__cpuid_confirm(bool on)
 {
 	(void)on;
 }
 
-bool cyclock__cpuid_confirmed(void)
+int cyclock__cpuid_confirmed(void)
 {
-	return true;
+	return CYCLOCK__TAKE_YES;
 }
 
 void cyclock__cpuid_forget(void)

@@ -74,12 +74,15 @@ bool cyclock__cpuid_export(struct cyclock__cpuid_answer *a, uint32_t *n);
 bool cyclock__cpuid_import(const struct cyclock__cpuid_answer *a, uint32_t n);
 /* record.c (sim.c: no record): the machine's answers kept for this boot;
  * load (at load) is true if a record is there, whole, of this boot and
- * machine; take (a read, no system call) if what this CPU says agrees,
- * and then they fill CPUID's cache and the ordered reads' costs; save,
- * where a record can be written, asks CPUID what the checks left unasked
- * and times the ordered reads, then writes them. */
+ * machine; take (no system call), asking the CPU @asks leaves at most (a
+ * read's one), is CYCLOCK__TAKE_YES if what this CPU says agrees, and then
+ * they fill CPUID's cache and the ordered reads' costs, _NO if it does not
+ * (or there is none), _LATER if a leaf is left to ask; save, where a
+ * record can be written, asks CPUID what the checks left unasked and
+ * times the ordered reads, then writes them. */
+enum { CYCLOCK__TAKE_NO, CYCLOCK__TAKE_YES, CYCLOCK__TAKE_LATER };
 bool cyclock__record_load(void);
-bool cyclock__record_take(void);
+int cyclock__record_take(unsigned int asks);
 /* the kernel's clocksource as the record read it, if less than a second
  * ago; save writes @clocksource, read just now, with the rest */
 bool cyclock__record_clocksource(char *name, size_t len);

@@ -173,44 +173,47 @@ static bool runs(const struct cyclock__record *r, uint32_t h, uint32_t pick, int
  * Whether the CPU itself says what the record says of each ordered read
  * this process would run on its word, where the record says it works (one
  * it says does not work costs speed, no more; x86-64's rdtscp, which a
- * CPU may lack, would cost a SIGILL).  The leaves that answer are asked of
- * the CPU, once each, unless glibc's copy confirmed them already (rdtscp's,
- * on x86-64): a trap to the hypervisor each in a virtual machine, which
- * the reads the process will not run are spared.
+ * CPU may lack, would cost a SIGILL): CYCLOCK__TAKE_YES, _NO, or _LATER.
+ * The leaves that answer are asked of the CPU, once each, @asks at most
+ * (a read's one: each traps to the hypervisor in a virtual machine),
+ * unless glibc's copy confirmed them already (rdtscp's, on x86-64); the
+ * reads the process will not run are spared.
  */
-static bool confirmed(const struct cyclock__record *r, uint32_t pick)
+static int confirmed(const struct cyclock__record *r, uint32_t pick, unsigned int asks)
 {
 	int forced = cyclock__env_ordered();
 	const char *why;
-	bool ok = true;
 
+	cyclock__cpuid_confirm_start(asks);
 	for (uint32_t h = 0; h < CYCLOCK_ARCH_ORDERED_HOWS; h++) {
 		if (!runs(r, h, pick, forced) || !cyclock_arch_ordered_works(h, &why))
 			continue;
 		cyclock__cpuid_confirm(true);
 		cyclock_arch_ordered_works(h, &why);
 		cyclock__cpuid_confirm(false);
-		ok = ok && cyclock__cpuid_confirmed();
 	}
-	return ok;
+	return cyclock__cpuid_confirmed();
 }
 
 /* @r's answers into CPUID's cache and the ordered reads' costs, if this
- * CPU could have given them; else none of them. */
-static bool take(const struct cyclock__record *r)
+ * CPU could have given them (asking it @asks leaves at most); else none
+ * of them, and the CPU's answers asked so far kept for the next call. */
+static int take(const struct cyclock__record *r, unsigned int asks)
 {
 	uint32_t pick = CYCLOCK_ARCH_ORDERED_ANY;
+	int c = CYCLOCK__TAKE_NO;
 
 	if (!cyclock__cpuid_import(r->cpuid, r->cpuid_n))
-		return false;
-	if ((r->timed && !cyclock__ordered_plausible(r->ordered_best, &pick)) ||
-	    !confirmed(r, pick)) {
+		return CYCLOCK__TAKE_NO;
+	if (!r->timed || cyclock__ordered_plausible(r->ordered_best, &pick))
+		c = confirmed(r, pick, asks);
+	if (c != CYCLOCK__TAKE_YES) {
 		cyclock__cpuid_forget();
-		return false;
+		return c;
 	}
 	if (r->timed)
 		cyclock__ordered_import(r->ordered_best);
-	return true;
+	return CYCLOCK__TAKE_YES;
 }
 
 /* The record read at load, whole and of this boot and machine, until
@@ -243,9 +246,9 @@ bool cyclock__record_load(void)
 
 /* The record kept at load into CPUID's cache and the ordered reads'
  * costs, if this CPU could have given them: no system call (a read's). */
-bool cyclock__record_take(void)
+int cyclock__record_take(unsigned int asks)
 {
-	return kept_whole && take(&kept);
+	return kept_whole ? take(&kept, asks) : CYCLOCK__TAKE_NO;
 }
 
 /* The kernel's clocksource into @name of @len, as the record kept at load

@@ -31,13 +31,16 @@ struct cyclock__record {
 
 /* cpuid.c: CPUID's cache holds each leaf as the CPU said it (asked, or a
  * record's answer that glibc's own copy confirms) or as a record said it.
- * From cyclock__cpuid_confirm(true) to cyclock__cpuid_confirm(false), a
- * leaf the arch header's checks read that only a record said is asked of
- * the CPU, once, and the CPU's answer kept; cyclock__cpuid_confirmed():
- * whether each agreed with the record's.  cyclock__cpuid_forget() drops
- * every answer only a record gave. */
+ * After cyclock__cpuid_confirm_start(@asks), from cyclock__cpuid_confirm(true)
+ * to cyclock__cpuid_confirm(false), a leaf the arch header's checks read
+ * that only a record said is asked of the CPU, once, and the CPU's answer
+ * kept, @asks of them at most; cyclock__cpuid_confirmed(): CYCLOCK__TAKE_YES
+ * if each agreed with the record's, _NO if one did not, _LATER if none did
+ * not but one was left unasked.  cyclock__cpuid_forget() drops every answer
+ * only a record gave. */
+void cyclock__cpuid_confirm_start(unsigned int asks);
 void cyclock__cpuid_confirm(bool on);
-bool cyclock__cpuid_confirmed(void);
+int cyclock__cpuid_confirmed(void);
 void cyclock__cpuid_forget(void);
 
 /* ordered.c: whether @best is what cyclock__ordered_time() can find where

@@ -50,9 +50,10 @@ bool cyclock__record_load(void)
 	return false;
 }
 
-bool cyclock__record_take(void)
+int cyclock__record_take(unsigned int asks)
 {
-	return false;
+	(void)asks;
+	return CYCLOCK__TAKE_NO;
 }
 
 bool cyclock__record_clocksource(char *name, size_t len)
