@@ -50,4 +50,10 @@ static inline int child_wait(pid_t pid, const char *who)
 	return WEXITSTATUS(status);
 }
 
+/* A child's exit status when it could not exec this program again as a
+ * fresh process: qemu-user, which runs a cross build's tests, cannot exec
+ * a program of its guest's where binfmt_misc does not name it.  A test
+ * that needs one skips. */
+#define CHILD_NO_EXEC 76
+
 #endif /* CYCLOCK_TEST_CHILD_H */

@@ -24,6 +24,7 @@
 
 #include "internal.h"
 #include "record.h"
+#include "child.h"
 #include "kclock.h"
 #include "state.h"
 
@@ -99,7 +100,15 @@ static inline void forge_exec(int fd)
 
 	snprintf(arg, sizeof(arg), "%d", fd);
 	execv(self, argv);
-	_exit(1);
+	_exit(CHILD_NO_EXEC);
+}
+
+/* The test's skip where a child cannot exec this program (qemu-user). */
+static inline int forge_no_exec(const char *prog)
+{
+	printf("%s: a child cannot exec this program again (qemu-user): skipped\n", prog);
+	unlink(forge_path);
+	return 77;
 }
 
 /* Waits FORGE_WAIT_NS at most for child @pid, then kills it: its exit
@@ -128,7 +137,8 @@ static inline int forge_wait(pid_t pid, bool *hung)
 		       strsignal(WTERMSIG(status)));
 		return -1;
 	}
-	if (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 77)
+	if (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 77 &&
+	    WEXITSTATUS(status) != CHILD_NO_EXEC)
 		printf("     the child exited with %d\n", WEXITSTATUS(status));
 	return WEXITSTATUS(status);
 }
@@ -138,7 +148,7 @@ static inline int forge_wait(pid_t pid, bool *hung)
 static inline struct found forge_run(void (*parent)(pid_t child))
 {
 	struct found f = { 0 };
-	int fd[2], go[2];
+	int fd[2], go[2], rc;
 	pid_t pid;
 
 	fflush(stdout);
@@ -161,12 +171,12 @@ static inline struct found forge_run(void (*parent)(pid_t child))
 	if (write(go[1], "", 1) != 1)
 		abort();
 	close(go[1]);
-	if (forge_wait(pid, &f.hung) != 0 ||
-	    read(fd[0], &f, sizeof(f)) != (ssize_t)sizeof(f)) {
+	rc = forge_wait(pid, &f.hung);
+	if (rc != 0 || read(fd[0], &f, sizeof(f)) != (ssize_t)sizeof(f)) {
 		bool hung = f.hung;
 
 		memset(&f, 0, sizeof(f));
-		f.rc = -1;
+		f.rc = rc == CHILD_NO_EXEC ? CHILD_NO_EXEC : -1;
 		f.hung = hung;
 	}
 	close(fd[0]);

@@ -199,6 +199,8 @@ int main(int argc, char **argv)
 	setenv("CYCLOCK_MACHINE_RECORD", forge_path, 1);
 	unlink(forge_path);
 	a = forge_run(NULL);
+	if (a.rc == CHILD_NO_EXEC)
+		return forge_no_exec("test_record_at_name");
 	if (!forge_finished(&a) || !forge_load(&r)) {
 		printf("test_record_at_name: no record kept here: skipped\n");
 		unlink(forge_path);

@@ -39,6 +39,8 @@ int main(int argc, char **argv)
 	setenv("CYCLOCK_MACHINE_RECORD", forge_path, 1);
 	unlink(forge_path);
 	a = forge_run(NULL);
+	if (a.rc == CHILD_NO_EXEC)
+		return forge_no_exec("test_record_frequency");
 	if (a.rc == 77 || !forge_load(&r) || !forge_leaf(&r, 0x40000010u)) {
 		printf("test_record_frequency: no counter used, or no CPUID: skipped\n");
 		unlink(forge_path);
