@@ -43,16 +43,32 @@ static unsigned int cpuid_asked; /* CPUID instructions run: for the tests */
 static bool confirming, contradicted, deferred;
 static unsigned int confirm_asks;
 
+static bool glibc_whole(unsigned int leaf, unsigned int r[4]);
+
+/* Whether @a and @b say the same of leaf @leaf in the registers that do
+ * not depend on which CPU answers: all but leaf 1's EBX (its APIC id). */
+static bool same_answer(unsigned int leaf, const unsigned int a[4], const unsigned int b[4])
+{
+	for (int reg = 0; reg < 4; reg++)
+		if (a[reg] != b[reg] && !(leaf == 1 && reg == 1))
+			return false;
+	return true;
+}
+
+/* Leaf @i as the CPU says it: glibc's copy where it keeps all of it,
+ * else asked (a trap to the hypervisor in a virtual machine). */
 static void cpuid_fetch(size_t i)
 {
 	unsigned int r[4];
 
-	__cpuid_count(cpuid_leaf[i], 0, r[0], r[1], r[2], r[3]);
-	if (cpuid_cache[i].have && memcmp(r, cpuid_cache[i].r, sizeof(r)))
+	if (!glibc_whole(cpuid_leaf[i], r)) {
+		__cpuid_count(cpuid_leaf[i], 0, r[0], r[1], r[2], r[3]);
+		cpuid_asked++;
+	}
+	if (cpuid_cache[i].have && !same_answer(cpuid_leaf[i], r, cpuid_cache[i].r))
 		contradicted = true;
 	memcpy(cpuid_cache[i].r, r, sizeof(r));
 	cpuid_cache[i].have = cpuid_cache[i].cpu = true;
-	cpuid_asked++;
 }
 
 /* Leaf @i, which only a record answered: asked of the CPU if an ask is
@@ -171,12 +187,31 @@ static bool glibc_agrees(const struct cyclock__cpuid_answer *a, bool cpu[CPUID_L
 	}
 	return true;
 }
+
+/* Leaf @leaf into @r from glibc's copy, if it keeps all four registers
+ * and the leaf is on every CPU (0x80000001): the CPU's answer, no trap. */
+static bool glibc_whole(unsigned int leaf, unsigned int r[4])
+{
+	for (size_t g = 0; g < sizeof(glibc_leaf) / sizeof(glibc_leaf[0]); g++)
+		if (glibc_leaf[g].leaf == leaf && glibc_leaf[g].regs == 0xf && !glibc_leaf[g].top) {
+			memcpy(r, __x86_get_cpuid_feature_leaf(glibc_leaf[g].index)->cpuid_array,
+			       4 * sizeof(r[0]));
+			return true;
+		}
+	return false;
+}
 #else
 static bool glibc_agrees(const struct cyclock__cpuid_answer *a, bool cpu[CPUID_LEAVES])
 {
 	(void)a;
 	(void)cpu;
 	return true;
+}
+
+static bool glibc_whole(unsigned int leaf, unsigned int r[4])
+{
+	(void)leaf, (void)r;
+	return false;
 }
 #endif
 
@@ -198,6 +233,9 @@ bool cyclock__cpuid_import(const struct cyclock__cpuid_answer *a, uint32_t n)
 			return false;
 	if (!glibc_agrees(a, cpu))
 		return false;
+	for (size_t i = 0; i < n; i++) /* the CPU answered it already (at load) */
+		if (cpuid_cache[i].cpu && !same_answer(a[i].leaf, a[i].r, cpuid_cache[i].r))
+			return false;
 	for (size_t i = 0; i < n; i++)
 		if (!cpuid_cache[i].cpu) { /* an answer the CPU gave stays */
 			memcpy(cpuid_cache[i].r, a[i].r, sizeof(cpuid_cache[i].r));

@@ -157,16 +157,16 @@ static bool trusted(int fd, struct cyclock__record *r, uid_t uid)
 }
 
 /* Whether this process would run ordered read @h on the record's word:
- * the one its costs choose (@pick), every one if it has no costs (the
- * timing runs them), the one CYCLOCK_ORDERED_READ names, and the per-CPU
- * clock's read of the counter and its CPU. */
+ * the one CYCLOCK_ORDERED_READ names, else the one its costs choose
+ * (@pick), every one if it has no costs (the timing runs them), and the
+ * per-CPU clock's read of the counter and its CPU. */
 static bool runs(const struct cyclock__record *r, uint32_t h, uint32_t pick, int forced)
 {
 #ifdef CYCLOCK_ARCH_COUNTER_CPU_HOW
 	if (h == CYCLOCK_ARCH_COUNTER_CPU_HOW)
 		return true;
 #endif
-	return !r->timed || h == pick || (int)h == forced;
+	return !r->timed || (int)h == (forced >= 0 ? forced : (int)pick);
 }
 
 /*
