@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -103,13 +104,6 @@ static inline void forge_exec(int fd)
 	_exit(CHILD_NO_EXEC);
 }
 
-/* The test's skip where a child cannot exec this program (qemu-user). */
-static inline int forge_no_exec(const char *prog)
-{
-	printf("%s: a child cannot exec this program again (qemu-user): skipped\n", prog);
-	unlink(forge_path);
-	return 77;
-}
 
 /* Waits FORGE_WAIT_NS at most for child @pid, then kills it: its exit
  * status, or -1 having said why. */
@@ -232,6 +226,39 @@ static inline unsigned int *forge_leaf(struct cyclock__record *r, unsigned int l
 		if (r->cpuid[i].leaf == leaf)
 			return r->cpuid[i].r;
 	return NULL;
+}
+
+/* What each test starts with: a record of its own at
+ * /dev/shm/cyclock-test-@name.PID (a tmpfs), which a first fresh process
+ * writes (its findings in @a), read back into @r.  0 to go on, else the
+ * test's exit status, said why: 77 where there is no tmpfs, a child
+ * cannot exec this program (qemu-user) or keeps no record. */
+static inline int forge_begin(const char *prog, const char *name, struct found *a,
+			      struct cyclock__record *r)
+{
+	struct statfs fs;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	snprintf(forge_path, sizeof(forge_path), "/dev/shm/cyclock-test-%s.%d", name,
+		 (int)getpid());
+	if (statfs("/dev/shm", &fs) || fs.f_type != 0x01021994) {
+		printf("%s: no tmpfs at /dev/shm: skipped\n", prog);
+		return 77;
+	}
+	setenv("CYCLOCK_MACHINE_RECORD", forge_path, 1);
+	unlink(forge_path);
+	*a = forge_run(NULL);
+	if (a->rc == CHILD_NO_EXEC) {
+		printf("%s: a child cannot exec this program again (qemu-user): skipped\n", prog);
+		unlink(forge_path);
+		return 77;
+	}
+	if (!forge_finished(a) || !forge_load(r)) {
+		printf("%s: no record kept here: skipped\n", prog);
+		unlink(forge_path);
+		return forge_finished(a) ? 77 : 1;
+	}
+	return 0;
 }
 
 #endif /* CYCLOCK_TEST_RECORD_FORGE_H */

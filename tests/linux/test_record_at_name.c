@@ -18,7 +18,6 @@
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 
 #include "record_forge.h"
 
@@ -185,27 +184,12 @@ static void root_fifo(void)
 int main(int argc, char **argv)
 {
 	struct cyclock__record r;
-	struct statfs fs;
 	struct found a;
+	int rc;
 
 	forge_child_main(argc, argv);
-
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	snprintf(forge_path, sizeof(forge_path), "/dev/shm/cyclock-test-name.%d", (int)getpid());
-	if (statfs("/dev/shm", &fs) || fs.f_type != 0x01021994) {
-		printf("test_record_at_name: no tmpfs at /dev/shm: skipped\n");
-		return 77;
-	}
-	setenv("CYCLOCK_MACHINE_RECORD", forge_path, 1);
-	unlink(forge_path);
-	a = forge_run(NULL);
-	if (a.rc == CHILD_NO_EXEC)
-		return forge_no_exec("test_record_at_name");
-	if (!forge_finished(&a) || !forge_load(&r)) {
-		printf("test_record_at_name: no record kept here: skipped\n");
-		unlink(forge_path);
-		return forge_finished(&a) ? 77 : 1;
-	}
+	if ((rc = forge_begin("test_record_at_name", "name", &a, &r)))
+		return rc;
 	at_name_fifo();
 	at_name_leased();
 	at_name_directory();
