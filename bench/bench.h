@@ -84,6 +84,15 @@ double bench_clock_ns(const struct bench_clock *c, double delta);
  * CLOCK_MONOTONIC, "monotonic". */
 const char *bench_floor_ordered(void);
 const char *bench_floor_plain(void);
+/* clocks/preload.c: libcyclock-preload.so's path into @buf (PATH_MAX
+ * bytes at least), found beside the tool (installed, copied, or in the
+ * build tree), else bench_preload_installed where it exists, else NULL;
+ * *@how says which.  "cyclock run" preloads it; preload_monotonic times it. */
+const char *bench_preload_path(char *buf, size_t len, const char **how);
+extern const char bench_preload_installed[];
+/* Whether the preload is loaded into this process (preload_monotonic),
+ * loading it the first time. */
+bool bench_preload_available(void);
 /* The ordered read ordered_ns uses, the one cyclock chose ("rdtscp",
  * "lfence;rdtsc", "isb; mrs cntvct_el0"), or NULL where there is no
  * counter.  Initialises the library (cyclock_get_state()). */

@@ -131,6 +131,9 @@ static const struct bench_clock clocks[] = {
 		     "cyclock_coarse() inlined (CYCLOCK_INLINE)"),
 	SHARED_ENTRY(cyclock_local_inline, CYCLOCK, 0, "monotonic",
 		     "cyclock_local() inlined (CYCLOCK_INLINE)"),
+	SHARED_ENTRY(preload_monotonic, CYCLOCK, ORD, "monotonic",
+		     "clock_gettime(CLOCK_MONOTONIC) of libcyclock-preload.so, called as a "
+		     "preloaded program calls it"),
 #ifdef CYCLOCK_BENCH_CXX
 	SHARED_ENTRY(cxx_steady_clock, CYCLOCK, ORD, "monotonic",
 		     "cyclock_chrono::steady_clock::now(), cyclock.hpp: cyclock_now() from C++"),
@@ -224,6 +227,8 @@ bool bench_clock_available(const struct bench_clock *c)
 #endif
 	if (strcmp(c->name, "ordered_ns") == 0 || c->group == BENCH_GROUP_ENGINE)
 		return cyclock_arch_counter_usable();
+	if (strcmp(c->name, "preload_monotonic") == 0)
+		return bench_preload_available();
 	if (c->kernel_id != (clockid_t)-1)
 		return clock_gettime(c->kernel_id, &ts) == 0;
 	return true;

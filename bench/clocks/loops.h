@@ -95,5 +95,7 @@ DECLARE_SHARED_CLOCK(engine_percpu)
 DECLARE_SHARED_CLOCK(engine_percpu_unstable)
 /* ordered_ns.c: the floor ordered_ns. */
 DECLARE_SHARED_CLOCK(ordered_ns)
+/* preload.c: the preload's clock_gettime(). */
+DECLARE_SHARED_CLOCK(preload_monotonic)
 
 #endif /* CYCLOCK_BENCH_CLOCKS_LOOPS_H */

@@ -46,8 +46,8 @@ struct gap {
 
 static const struct gap gaps_default[] = {
 	{ IDLE, 10000 },    { IDLE, 100000 },   { IDLE, 1000000 },   { IDLE, 3000000 },
-	{ IDLE, 10000000 }, { IDLE, 100000000 }, { IDLE, 1000000000 }, { BUSY, 10000 },
-	{ BUSY, 100000 },   { BUSY, 1000000 },  { BUSY, 10000000 },
+	{ IDLE, 10000000 }, { IDLE, 50000000 }, { IDLE, 100000000 }, { IDLE, 1000000000 },
+	{ BUSY, 10000 },    { BUSY, 100000 },   { BUSY, 1000000 },   { BUSY, 10000000 },
 };
 static const struct gap gaps_quick[] = { { IDLE, 100000 }, { IDLE, 3000000 }, { BUSY, 3000000 } };
 
@@ -223,11 +223,12 @@ static int run_gaps(const struct bench_opts *o, struct bench_run *run, struct sp
 }
 
 /* The clocks timed when none were named: cyclock's ordered and relaxed
- * clocks and its coarse one, the floor, and the kernel's fine and coarse
- * clocks (every clock at every gap up to 1 s would take an hour). */
+ * clocks and its coarse one, the preload's call, the floor, and the
+ * kernel's fine and coarse clocks (every clock at every gap up to 1 s
+ * would take an hour). */
 static const char *const default_clocks[] = { "cyclock_now", "cyclock_now_relaxed",
-					       "cyclock_coarse", "ordered_ns", "monotonic",
-					       "monotonic_coarse" };
+					       "cyclock_coarse", "preload_monotonic",
+					       "ordered_ns", "monotonic", "monotonic_coarse" };
 
 static void default_subset(const struct bench_opts *o, struct bench_opts *sub)
 {

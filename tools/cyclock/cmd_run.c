@@ -6,7 +6,7 @@
  * clock) time() are served by cyclock; --relaxed sets
  * CYCLOCK_PRELOAD_RELAXED=1 (the unordered read: monotonic per thread).  The library is
  * looked for relative to the tool's own location (installed, copied or
- * in the build tree: see preload_dirs), then at the path it was built
+ * in the build tree: see bench_preload_path()), then at the path it was built
  * for.  Exit status: COMMAND's, since it replaces this process; 1 when
  * there is no preload library (or the environment cannot take it), 2 for
  * a bad command line, 126 when COMMAND cannot be run, 127 when it is not
@@ -21,12 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench.h" /* bench_preload_path() */
 #include "cmd.h"
 #include "preload/names.h" /* the names the preload takes */
-
-#ifndef CYCLOCK_PRELOAD_INSTALLED
-#define CYCLOCK_PRELOAD_INSTALLED "/usr/local/lib/libcyclock-preload.so"
-#endif
 
 #define RUN_USAGE "usage: cyclock run [-v] [--relaxed] [--clocks LIST] -- COMMAND [ARGS...]"
 
@@ -70,43 +67,6 @@ static bool clocks_valid(const char *list)
 		p += len;
 	} while (*p++ == ',');
 	return true;
-}
-
-/* Where the preload is looked for, relative to the tool's own directory,
- * first found wins: where this build installs it (its libdir from its
- * bindir, e.g. "../lib"), the other usual libdirs, and the build tree's
- * layout (build/<dir>/tools/cyclock/ and build/<dir>/src/preload/).  So
- * an installed, copied or relocated tree uses its own library. */
-static const char *const preload_dirs[] = {
-#ifdef CYCLOCK_PRELOAD_FROM_BINDIR
-	CYCLOCK_PRELOAD_FROM_BINDIR,
-#endif
-#ifdef CYCLOCK_MULTIARCH
-	("../lib/" CYCLOCK_MULTIARCH), /* one name: clang's -Wstring-concatenation */
-#endif
-	"../lib64", "../lib", "../../src/preload",
-};
-
-/* The preload library found beside the tool (see preload_dirs) in @buf,
- * else the path compiled in where it exists, else NULL.  *@how says which. */
-static const char *find_preload(char *buf, size_t len, const char **how)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash = n > 0 ? (exe[n] = '\0', strrchr(exe, '/')) : NULL;
-
-	if (slash) {
-		*slash = '\0';
-		for (size_t i = 0; i < sizeof(preload_dirs) / sizeof(preload_dirs[0]); i++) {
-			snprintf(buf, len, "%s/%s/libcyclock-preload.so", exe, preload_dirs[i]);
-			if (access(buf, R_OK) == 0) {
-				*how = "found beside the tool";
-				return realpath(buf, exe) ? strcpy(buf, exe) : buf;
-			}
-		}
-	}
-	*how = "the path it was built for, none beside the tool";
-	return access(CYCLOCK_PRELOAD_INSTALLED, R_OK) == 0 ? CYCLOCK_PRELOAD_INSTALLED : NULL;
 }
 
 /* LD_PRELOAD with @lib first; 0, or -1 when the environment cannot take it. */
@@ -178,10 +138,10 @@ int cmd_run(int argc, char **argv)
 		return i < 0 ? EXIT_USAGE : EXIT_OK;
 	if (clocks && !clocks_valid(clocks))
 		return EXIT_USAGE;
-	lib = find_preload(buf, sizeof(buf), &how);
+	lib = bench_preload_path(buf, sizeof(buf), &how);
 	if (!lib) {
 		tool_error("run: libcyclock-preload.so not found (beside the tool, nor %s)",
-			   CYCLOCK_PRELOAD_INSTALLED);
+			   bench_preload_installed);
 		return EXIT_FAIL;
 	}
 	if (verbose)

@@ -24,9 +24,14 @@ done
 for c in cyclock_now cyclock_now_inline cyclock_now_relaxed cyclock_raw cyclock_realtime cyclock_boottime \
 	cyclock_coarse cyclock_local ordered_ns monotonic monotonic_raw realtime boottime \
 	monotonic_coarse realtime_coarse thread_cputime process_cputime times gettimeofday \
-	syscall_monotonic; do
+	syscall_monotonic preload_monotonic; do
 	grep -qE "^  $c " "$out" || cli_fail "bench --help lacks clock $c"
 done
+# The preload's row is there wherever "cyclock run" finds the library: in
+# the build tree, beside the tool.
+if [[ -e $(dirname "$CYCLOCK")/../../src/preload/libcyclock-preload.so ]]; then
+	cli_clock_here preload_monotonic || cli_fail "preload_monotonic not offered beside a preload"
+fi
 
 cli_expect_error 2 "unknown command 'nosuch'" nosuch
 cli_expect_error 2 "unknown option '--bogus'" --bogus
