@@ -158,7 +158,7 @@ cyclock__have() {
 # riscv64-g++ qemu-user jansson-arm64 pkg-config-arm64 libstdcxx-arm64;
 # for scripts/deb_symbols.sh: dpkg-buildpackage;
 # for scripts/pg_timing.sh: postgres psycopg2; for scripts/servers.sh:
-# redis-server redis-benchmark nginx wrk postgres.
+# python3 taskset redis-server redis-benchmark nginx wrk postgres.
 # (clang's ThreadSanitizer runtime; check it after clang).
 cyclock_ensure_deps() {
 	local req missing=()
