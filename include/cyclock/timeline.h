@@ -70,7 +70,10 @@ struct cyclock__seg_ext {
  * 10..11, seg[0] 16..63), so a read touches one line; seg[1] (64..111) is
  * line 1, read while the sequence is odd (between a publish and the
  * writer's copy back); the slow path's ext[2] (128..159) is line 2; what
- * reads past the horizon note down, and its thresholds, line 3.
+ * reads past the horizon note down, and its thresholds, line 3, with
+ * cyclock__mono's the kernel's clock_gettime() they call.  Aligned to its
+ * size, so that a read past the horizon finds all it needs on one page
+ * (docs/hosted.md, "A read after a pause").
  *
  * A reader whose counter is past the middle piece (or before P: the
  * subtraction wraps) takes the slow path.  A horizon_cyc of 0 (not yet
@@ -78,7 +81,7 @@ struct cyclock__seg_ext {
  * there, so the fast path has one branch whatever the mode.
  */
 struct cyclock__timeline {
-	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint64_t) seq;
+	CYCLOCK_ALIGNAS(4 * CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint64_t) seq;
 	CYCLOCK_ATOMIC(uint16_t) shift;
 	CYCLOCK_ATOMIC(uint16_t) how; /* the ordered read: cyclock_arch_counter_ordered_how(),
 				       * or CYCLOCK__HOW_KERNEL */
@@ -91,6 +94,14 @@ struct cyclock__timeline {
 	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) CYCLOCK_ATOMIC(uint64_t) served_cyc;
 	CYCLOCK_ATOMIC(uint32_t) served_row;
 	CYCLOCK_ATOMIC(uint64_t) pay_cyc, row_cyc; /* 0 until init sets them */
+	/* cyclock__mono's alone: the vDSO's clock_gettime() as an integer,
+	 * set at load where the library may call it directly (0: it calls
+	 * the next definition instead; src/linux/machine.h). */
+	CYCLOCK_ATOMIC(uintptr_t) kernel_gettime;
+	/* The timeline itself, as the program sees it: the library's own
+	 * code reads it through this, not through its GOT
+	 * (src/linux/internal.h, cyclock__tl_of()).  Set by the loader. */
+	struct cyclock__timeline *self;
 };
 
 /*

@@ -84,6 +84,18 @@ void cyclock__cpuid(unsigned int leaf, unsigned int r[4]);
 /* The slow path's tries (a torn copy, a resync) before it serves the
  * kernel's clock as it is. */
 #define CYCLOCK_SLOW_PASSES 3
+/* The code a read runs, past the horizon too, on one page: after a pause
+ * each page it touches is a page walk (docs/hosted.md, "A read after a
+ * pause").  The readers, their slow path and the preload's
+ * clock_gettime() go in one section, which the linker gathers at the
+ * start of .text across objects; the first object linked that has any
+ * starts it on a page (CYCLOCK__READ_PATH_PAGE, at its top: read.c's, or
+ * preload.c's in the preload, which is linked first).
+ * tests/build/read_pages.sh checks the result. */
+#define CYCLOCK__READ_PATH __attribute__((section(".text.hot.cyclock_read")))
+#define CYCLOCK__READ_PATH_PAGE                                                    \
+	__asm__(".pushsection .text.hot.cyclock_read,\"ax\",%progbits\n.balign 4096\n" \
+		".popsection")
 /* A warp check that took fewer turns than this says nothing. */
 #define CYCLOCK_WARP_TURNS 100
 
@@ -172,6 +184,27 @@ struct cyclock__tracks {
 };
 extern struct cyclock__tracks cyclock__tracks;
 #define TRACKS_OFF(field) cyclock_shared(cyclock__tracks.field) /* under the writer flag */
+
+/*
+ * The timeline a read of @kind uses, as the library's own read path
+ * reaches it: through the timeline's self, loaded from under a hidden
+ * name the linker binds (shared.c), not through the library's GOT, which
+ * is a page of its own that a read after a pause would walk too
+ * (docs/hosted.md, "A read after a pause").  A program whose inline
+ * readers copy-relocated a timeline reads its copy, and self, relocated
+ * at load, is that copy.  The simulation has no GOT to spare.
+ */
+#ifdef CYCLOCK_SIM
+#define CYCLOCK__TL_HERE(name) (&name)
+#else
+extern struct cyclock__timeline cyclock__mono_here __attribute__((visibility("hidden")));
+extern struct cyclock__timeline cyclock__raw_here __attribute__((visibility("hidden")));
+#define CYCLOCK__TL_HERE(name) (name##_here.self)
+#endif
+static inline struct cyclock__timeline *cyclock__tl_of(unsigned int kind)
+{
+	return kind & CYCLOCK__RAW ? CYCLOCK__TL_HERE(cyclock__raw) : CYCLOCK__TL_HERE(cyclock__mono);
+}
 
 #include "machine.h"
 

@@ -16,15 +16,27 @@ typedef int cyclock__gettime_fn(clockid_t id, struct timespec *ts);
 int cyclock__kernel_gettime(clockid_t id, struct timespec *ts);
 #else
 cyclock__gettime_fn *cyclock__vdso_gettime_of(cyclock__gettime_fn *next);
-/* next.c, or the preload's own: the vDSO's clock_gettime() to call
- * directly (set at load, or NULL), and the one to call otherwise. */
-extern cyclock__gettime_fn *cyclock__vdso_gettime;
+/* The vDSO's clock_gettime() to call directly, or NULL: set at load (by
+ * next.c, or the preload), kept on cyclock__mono's last line, which a
+ * read past the horizon touches anyway (cyclock/timeline.h). */
+static inline cyclock__gettime_fn *cyclock__vdso_gettime(void)
+{
+	return (cyclock__gettime_fn *)cyclock_atomic_load(
+		&cyclock__tl_of(0)->kernel_gettime, CYCLOCK_RELAXED);
+}
+
+static inline void cyclock__vdso_gettime_set(cyclock__gettime_fn *fn)
+{
+	cyclock_atomic_store(&cyclock__tl_of(0)->kernel_gettime, (uintptr_t)fn, CYCLOCK_RELAXED);
+}
+
+/* next.c, or the preload's own: the clock_gettime() to call otherwise. */
 int cyclock__next_gettime(clockid_t id, struct timespec *ts);
 /* Inline: a read with no counter in use is this and little more; 0, or
  * -errno from the vDSO and -1 from the next. */
 static inline int cyclock__kernel_gettime(clockid_t id, struct timespec *ts)
 {
-	cyclock__gettime_fn *vdso = cyclock__vdso_gettime;
+	cyclock__gettime_fn *vdso = cyclock__vdso_gettime();
 
 	return vdso ? vdso(id, ts) : cyclock__next_gettime(id, ts);
 }

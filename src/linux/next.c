@@ -10,8 +10,6 @@
  */
 #include "internal.h"
 
-cyclock__gettime_fn *cyclock__vdso_gettime;
-
 int cyclock__next_gettime(clockid_t id, struct timespec *ts)
 {
 	return clock_gettime(id, ts);
@@ -20,5 +18,5 @@ int cyclock__next_gettime(clockid_t id, struct timespec *ts)
 /* At load: the program's clock_gettime(), where it has one, or libc's. */
 __attribute__((constructor)) static void find_vdso_gettime(void)
 {
-	cyclock__vdso_gettime = cyclock__vdso_gettime_of(clock_gettime);
+	cyclock__vdso_gettime_set(cyclock__vdso_gettime_of(clock_gettime));
 }

@@ -28,6 +28,13 @@ CYCLOCK_LAYOUT_ASSERT(offsetof(struct cyclock__timeline, ext) == 2 * CYCLOCK_CAC
 	       "the slow path's copies: line 2");
 CYCLOCK_LAYOUT_ASSERT(offsetof(struct cyclock__timeline, served_cyc) == 3 * CYCLOCK_CACHELINE,
 	       "what served reads note down: line 3");
+CYCLOCK_LAYOUT_ASSERT(sizeof(struct cyclock__timeline) == 4 * CYCLOCK_CACHELINE &&
+			      _Alignof(struct cyclock__timeline) == 4 * CYCLOCK_CACHELINE,
+		      "a timeline is aligned to its size: on one page");
+
+#ifndef CYCLOCK_PRELOAD_OBJS
+CYCLOCK__READ_PATH_PAGE;
+#endif
 
 static clockid_t kernel_id(unsigned int kind)
 {
@@ -161,7 +168,7 @@ static bool slow_load(struct cyclock__timeline *tl, unsigned int kind, struct sl
 static uint64_t timeline_slow(unsigned int kind, uint64_t word, uint64_t cyc)
 {
 	bool raw = kind & CYCLOCK__RAW;
-	struct cyclock__timeline *tl = raw ? &cyclock__raw : &cyclock__mono;
+	struct cyclock__timeline *tl = cyclock__tl_of(kind);
 	struct cyclock__track *tr = raw ? &cyclock__tracks.raw : &cyclock__tracks.mono;
 	struct slow_read r = { .word = word, .cyc = cyc };
 	uint64_t floor, ns;
@@ -204,12 +211,12 @@ static inline __attribute__((always_inline)) uint64_t kernel_value(unsigned int 
 }
 
 /* cyclock__slow() with a counter in use, or before initialisation. */
-static __attribute__((noinline)) uint64_t counter_slow(unsigned int kind, uint64_t word,
+static CYCLOCK__READ_PATH __attribute__((noinline)) uint64_t counter_slow(unsigned int kind, uint64_t word,
 							uint64_t cyc)
 {
 	/* A counter segment (horizon_cyc > 0) means initialised on the counter. */
-	if (!cyclock_atomic_load(&(kind & CYCLOCK__RAW ? &cyclock__raw : &cyclock__mono)
-				 ->seg[word & 1] .horizon_cyc, CYCLOCK_RELAXED)) {
+	if (!cyclock_atomic_load(&cyclock__tl_of(kind)->seg[word & 1].horizon_cyc,
+				 CYCLOCK_RELAXED)) {
 		if (cyclock_atomic_load(&cyclock__host.state, CYCLOCK_ACQUIRE) != INIT_DONE)
 			cyclock__init_once(CYCLOCK__INIT_DEFER | CYCLOCK__INIT_READ);
 		if (cyclock_atomic_load(&cyclock__host.state, CYCLOCK_ACQUIRE) == INIT_DONE &&
@@ -219,12 +226,12 @@ static __attribute__((noinline)) uint64_t counter_slow(unsigned int kind, uint64
 	return timeline_slow(kind, word, cyc);
 }
 
-uint64_t cyclock__slow(unsigned int kind, uint64_t word, uint64_t cyc)
+CYCLOCK__READ_PATH uint64_t cyclock__slow(unsigned int kind, uint64_t word, uint64_t cyc)
 {
 	/* No counter in use (set once initialised, with release): the
 	 * kernel's clock, for a load and a call more than its own. */
-	if (cyclock_atomic_load(&(kind & CYCLOCK__RAW ? &cyclock__raw : &cyclock__mono)->how,
-				CYCLOCK_ACQUIRE) == CYCLOCK__HOW_KERNEL)
+	if (cyclock_atomic_load(&cyclock__tl_of(kind)->how, CYCLOCK_ACQUIRE) ==
+	    CYCLOCK__HOW_KERNEL)
 		return kernel_value(kind);
 	return counter_slow(kind, word, cyc);
 }
@@ -237,34 +244,40 @@ __attribute__((constructor)) static void reads_at_load(void)
 	cyclock__load();
 }
 
-uint64_t cyclock_now(void)
+/* The public clocks: the fast path inlined, on their timeline. */
+static inline __attribute__((always_inline)) uint64_t read_kind(unsigned int kind)
 {
-	return cyclock__read(&cyclock__mono, CYCLOCK__ORDERED);
+	return cyclock__read(cyclock__tl_of(kind), kind);
 }
 
-uint64_t cyclock_now_relaxed(void)
+CYCLOCK__READ_PATH uint64_t cyclock_now(void)
 {
-	return cyclock__read(&cyclock__mono, 0);
+	return read_kind(CYCLOCK__ORDERED);
 }
 
-uint64_t cyclock_raw(void)
+CYCLOCK__READ_PATH uint64_t cyclock_now_relaxed(void)
 {
-	return cyclock__read(&cyclock__raw, CYCLOCK__ORDERED | CYCLOCK__RAW);
+	return read_kind(0);
 }
 
-uint64_t cyclock_realtime(void)
+CYCLOCK__READ_PATH uint64_t cyclock_raw(void)
 {
-	return cyclock__read(&cyclock__mono, CYCLOCK__ORDERED | CYCLOCK__REAL);
+	return read_kind(CYCLOCK__ORDERED | CYCLOCK__RAW);
 }
 
-uint64_t cyclock_boottime(void)
+CYCLOCK__READ_PATH uint64_t cyclock_realtime(void)
 {
-	return cyclock__read(&cyclock__mono, CYCLOCK__ORDERED | CYCLOCK__BOOT);
+	return read_kind(CYCLOCK__ORDERED | CYCLOCK__REAL);
 }
 
-uint64_t cyclock_local(void)
+CYCLOCK__READ_PATH uint64_t cyclock_boottime(void)
 {
-	return cyclock__read(&cyclock__mono, CYCLOCK__LOCAL);
+	return read_kind(CYCLOCK__ORDERED | CYCLOCK__BOOT);
+}
+
+CYCLOCK__READ_PATH uint64_t cyclock_local(void)
+{
+	return read_kind(CYCLOCK__LOCAL);
 }
 
 /* Initialised: the counter is in use or known not to be.  Waits for a

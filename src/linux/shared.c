@@ -10,8 +10,15 @@
 
 /* Until initialisation has chosen, the ordered read that needs no asking
  * (a CPU may lack another: x86-64's rdtscp, how 0). */
-struct cyclock__timeline cyclock__mono = { .how = CYCLOCK_ARCH_ORDERED_ANY };
-struct cyclock__timeline cyclock__raw = { .how = CYCLOCK_ARCH_ORDERED_ANY };
+struct cyclock__timeline cyclock__mono = { .how = CYCLOCK_ARCH_ORDERED_ANY, .self = &cyclock__mono };
+struct cyclock__timeline cyclock__raw = { .how = CYCLOCK_ARCH_ORDERED_ANY, .self = &cyclock__raw };
+#ifndef CYCLOCK_SIM
+/* The same two under hidden names (internal.h, cyclock__tl_of()). */
+extern struct cyclock__timeline cyclock__mono_here
+	__attribute__((alias("cyclock__mono"), visibility("hidden")));
+extern struct cyclock__timeline cyclock__raw_here
+	__attribute__((alias("cyclock__raw"), visibility("hidden")));
+#endif
 struct cyclock__coarse cyclock__coarse;
 
 struct cyclock__host cyclock__host;

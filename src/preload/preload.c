@@ -58,6 +58,8 @@
 #include "names.h"
 
 #define PRELOAD_API __attribute__((visibility("default")))
+/* Linked first: the read path's page starts here (linux/internal.h). */
+CYCLOCK__READ_PATH_PAGE;
 #define NS_PER_SEC 1000000000ull
 
 #define BIT(id) (1u << (id))
@@ -88,9 +90,6 @@ static _Atomic(gettime_fn *) real_gettime;
 static _Atomic(gettimeofday_fn *) real_gettimeofday;
 static _Atomic(timespec_get_fn *) real_timespec_get;
 static _Atomic(time_fn *) real_time;
-/* The vDSO's clock_gettime(), when the next one is libc's: see
- * cyclock__vdso_gettime_of() (world.c). */
-static _Atomic(gettime_fn *) vdso_gettime;
 
 /* The served ids' bits and RELAXED, for tests and "cyclock run" to check
  * that the preload is loaded (and serving: non-zero).  Written once, by
@@ -108,17 +107,21 @@ static inline bool is_null(const void *p)
 /*
  * A clock the preload does not serve: the next clock_gettime(), or, when
  * that is libc's, what libc's does: call the vDSO, whose answer for a
- * clock it cannot read is the system call's (-errno), and set errno.
+ * clock it cannot read is the system call's (-errno), and set errno.  The
+ * coarse clocks it reads itself and never fails: a jump to it, which
+ * costs no more than libc's call of it.
  */
-static int pass_gettime(clockid_t id, struct timespec *ts)
+static CYCLOCK__READ_PATH int pass_gettime(clockid_t id, struct timespec *ts)
 {
-	gettime_fn *vdso = cyclock_atomic_load(&vdso_gettime, CYCLOCK_RELAXED);
+	gettime_fn *vdso = cyclock__vdso_gettime();
 	gettime_fn *fn = cyclock_atomic_load(&real_gettime, CYCLOCK_RELAXED);
 	int r;
 
 	if (is_null(ts))
 		return (int)syscall(SYS_clock_gettime, id, ts);
 	if (vdso) {
+		if (id == CLOCK_MONOTONIC_COARSE || id == CLOCK_REALTIME_COARSE)
+			return vdso(id, ts);
 		r = vdso(id, ts);
 		if (cyclock_likely(r == 0))
 			return 0;
@@ -132,36 +135,27 @@ static int pass_gettime(clockid_t id, struct timespec *ts)
 
 /* The library's seam to the kernel's clock (src/linux/next.c, which the
  * preload builds without): its own kernel reads reach the kernel, not
- * us, through pass_gettime(), which calls the vDSO itself. */
-cyclock__gettime_fn *cyclock__vdso_gettime;
-
-int cyclock__next_gettime(clockid_t id, struct timespec *ts)
+ * us: the vDSO's directly when the next clock_gettime() is libc's (set
+ * by the constructor), else through pass_gettime(). */
+CYCLOCK__READ_PATH int cyclock__next_gettime(clockid_t id, struct timespec *ts)
 {
 	return pass_gettime(id, ts);
 }
 
 /*
- * A served clock as seconds and nanoseconds.  The segment's base is split
- * into seconds while the counter read is under way (cyclock__read_parts()
- * loads it), so what waits for the counter is what cyclock_now() does
- * (multiply, add, shift) and one add and a compare: no 64-bit division by
- * 10^9 on the path from the counter to the result, which the next call's
- * ordered read waits for (1.0-1.2 ns per call here).  The ns since the
- * base are fewer than a middle piece lasts (at most 250 ms), so the loop,
- * kept a loop by the empty asm (the compiler would make it a division),
- * runs once at most.  Inlined into each caller: a call would pass the
- * results through memory, on that same path.
+ * A served clock's value, the segment's @base plus @since, as seconds and
+ * nanoseconds.  @base is split into seconds while the counter read is
+ * under way (cyclock__read_parts() loads it), so what waits for the
+ * counter is what cyclock_now() does (multiply, add, shift) and one add
+ * and a compare: no 64-bit division by 10^9 on the path from the counter
+ * to the result, which the next call's ordered read waits for (1.0-1.2 ns
+ * per call here).  The ns since the base are fewer than a middle piece
+ * lasts (at most 250 ms), so the loop, kept a loop by the empty asm (the
+ * compiler would make it a division), runs once at most.
  */
-static inline __attribute__((always_inline)) void read_ts(struct cyclock__timeline *tl,
-							  unsigned int kind, uint64_t *sec,
-							  uint64_t *nsec)
+static inline __attribute__((always_inline)) void split(uint64_t base, uint64_t since,
+							uint64_t *sec, uint64_t *nsec)
 {
-	uint64_t base, since;
-
-	if (cyclock_unlikely(!cyclock__read_parts(tl, kind, &base, &since))) {
-		base = cyclock__slow(kind, base, since);
-		since = 0;
-	}
 	*sec = base / NS_PER_SEC;
 	*nsec = base % NS_PER_SEC + since;
 	while (*nsec >= NS_PER_SEC) {
@@ -171,36 +165,80 @@ static inline __attribute__((always_inline)) void read_ts(struct cyclock__timeli
 	}
 }
 
-/* @id is served (one of FINE), with the read @ordered says (a constant
- * at each call site).  Each case inlines its own fast path. */
-static inline __attribute__((always_inline)) void read_fine(clockid_t id, unsigned int ordered,
-							    uint64_t *sec, uint64_t *nsec)
+/*
+ * The slow path's value (cyclock__slow()) into @ts or @tv.  Calls of their
+ * own, which the fast paths below jump to as their last act: a fast path
+ * then calls nothing, so it keeps everything in registers and saves none
+ * on the stack, as cyclock_now() does.
+ */
+static CYCLOCK__READ_PATH __attribute__((noinline)) int slow_ts(unsigned int kind, uint64_t word,
+						   uint64_t cyc, struct timespec *ts)
 {
-	switch (id) {
-	case CLOCK_MONOTONIC:
-		read_ts(&cyclock__mono, ordered, sec, nsec);
-		break;
-	case CLOCK_REALTIME:
-		read_ts(&cyclock__mono, ordered | CYCLOCK__REAL, sec, nsec);
-		break;
-	case CLOCK_MONOTONIC_RAW:
-		read_ts(&cyclock__raw, ordered | CYCLOCK__RAW, sec, nsec);
-		break;
-	default:
-		read_ts(&cyclock__mono, ordered | CYCLOCK__BOOT, sec, nsec);
-		break;
-	}
+	uint64_t ns = cyclock__slow(kind, word, cyc);
+
+	ts->tv_sec = (time_t)(ns / NS_PER_SEC);
+	ts->tv_nsec = (long)(ns % NS_PER_SEC);
+	return 0;
 }
 
-/* @id is served (one of FINE); @mask is what is (RELAXED or not): a
- * branch on a value already loaded, the same at every call. */
-static inline __attribute__((always_inline)) void read_served(clockid_t id, unsigned int mask,
-							      uint64_t *sec, uint64_t *nsec)
+static __attribute__((noinline, cold)) int slow_tv(unsigned int kind, uint64_t word,
+						   uint64_t cyc, struct timeval *tv)
 {
-	if (mask & RELAXED)
-		read_fine(id, 0, sec, nsec);
-	else
-		read_fine(id, CYCLOCK__ORDERED, sec, nsec);
+	uint64_t ns = cyclock__slow(kind, word, cyc);
+
+	tv->tv_sec = (time_t)(ns / NS_PER_SEC);
+	tv->tv_usec = (suseconds_t)(ns % NS_PER_SEC / 1000);
+	return 0;
+}
+
+/* Timeline @tl's clock @kind into @ts: the fast path, inlined into each
+ * caller, where @kind is a constant. */
+static inline __attribute__((always_inline)) int serve_ts(struct cyclock__timeline *tl,
+							  unsigned int kind, struct timespec *ts)
+{
+	uint64_t base, since, sec, nsec;
+
+	if (cyclock_unlikely(!cyclock__read_parts(tl, kind, &base, &since)))
+		return slow_ts(kind, base, since, ts);
+	split(base, since, &sec, &nsec);
+	ts->tv_sec = (time_t)sec;
+	ts->tv_nsec = (long)nsec;
+	return 0;
+}
+
+/* Served clock @id (one of FINE but CLOCK_MONOTONIC) into @ts, with the
+ * read RELAXED in @mask says: a call of its own, which clock_gettime()
+ * jumps to, so that CLOCK_MONOTONIC's path runs through without a jump
+ * from its first line to its last (a read after a pause fetches fewer of
+ * them).  Each case inlines its own fast path. */
+static __attribute__((noinline)) int serve_other(unsigned int mask, clockid_t id,
+						 struct timespec *ts)
+{
+	unsigned int ordered = mask & RELAXED ? 0 : CYCLOCK__ORDERED;
+
+	if (id == CLOCK_REALTIME)
+		return ordered ? serve_ts(&cyclock__mono, CYCLOCK__ORDERED | CYCLOCK__REAL, ts)
+			       : serve_ts(&cyclock__mono, CYCLOCK__REAL, ts);
+	if (id == CLOCK_MONOTONIC_RAW)
+		return ordered ? serve_ts(&cyclock__raw, CYCLOCK__ORDERED | CYCLOCK__RAW, ts)
+			       : serve_ts(&cyclock__raw, CYCLOCK__RAW, ts);
+	return ordered ? serve_ts(&cyclock__mono, CYCLOCK__ORDERED | CYCLOCK__BOOT, ts)
+		       : serve_ts(&cyclock__mono, CYCLOCK__BOOT, ts);
+}
+
+/* CLOCK_REALTIME into @tv, with the read @ordered says. */
+static inline __attribute__((always_inline)) int serve_tv(unsigned int ordered,
+							  struct timeval *tv)
+{
+	unsigned int kind = ordered | CYCLOCK__REAL;
+	uint64_t base, since, sec, nsec;
+
+	if (cyclock_unlikely(!cyclock__read_parts(&cyclock__mono, kind, &base, &since)))
+		return slow_tv(kind, base, since, tv);
+	split(base, since, &sec, &nsec);
+	tv->tv_sec = (time_t)sec;
+	tv->tv_usec = (suseconds_t)(nsec / 1000);
+	return 0;
 }
 
 /* CLOCK_REALTIME - CLOCK_MONOTONIC, from the current segment: the one
@@ -233,7 +271,7 @@ static void read_coarse(bool real, uint64_t *sec, uint64_t *nsec)
 	*nsec = ns % NS_PER_SEC;
 }
 
-/* Whether @id is served by @mask (served's value). */
+/* Whether @id is served by @mask (served's value, or a part of it). */
 static bool is_served(unsigned int mask, clockid_t id)
 {
 	/* Negative ids (CPU-time clocks of a pid or thread) wrap to large. */
@@ -245,20 +283,35 @@ static unsigned int served_now(void)
 	return cyclock_atomic_load(&served, CYCLOCK_RELAXED);
 }
 
-PRELOAD_API int clock_gettime(clockid_t id, struct timespec *ts)
+/* A coarse clock served (@id one of COARSE) into @ts. */
+static __attribute__((noinline)) int serve_coarse(clockid_t id, struct timespec *ts)
 {
-	unsigned int mask = served_now();
 	uint64_t sec, nsec;
 
-	if (!is_served(mask, id) || is_null(ts))
-		return pass_gettime(id, ts);
-	if (cyclock_unlikely(BIT(id) & COARSE))
-		read_coarse(id == CLOCK_REALTIME_COARSE, &sec, &nsec);
-	else
-		read_served(id, mask, &sec, &nsec);
+	read_coarse(id == CLOCK_REALTIME_COARSE, &sec, &nsec);
 	ts->tv_sec = (time_t)sec;
 	ts->tv_nsec = (long)nsec;
 	return 0;
+}
+
+/* CLOCK_MONOTONIC's path is the checks of @id and @ts, a branch on
+ * RELAXED, then the read, in a few lines of code; the other fine clocks
+ * are serve_other()'s, the coarse ones serve_coarse()'s, and what is not
+ * served goes on from here. */
+PRELOAD_API CYCLOCK__READ_PATH int clock_gettime(clockid_t id, struct timespec *ts)
+{
+	unsigned int mask = served_now();
+
+	if (cyclock_unlikely(!is_served(mask & FINE, id) || is_null(ts))) {
+		if (!is_served(mask & COARSE, id) || is_null(ts))
+			return pass_gettime(id, ts);
+		return serve_coarse(id, ts);
+	}
+	if (cyclock_unlikely(id != CLOCK_MONOTONIC))
+		return serve_other(mask, id, ts);
+	if (cyclock_unlikely(mask & RELAXED))
+		return serve_ts(&cyclock__mono, 0, ts);
+	return serve_ts(&cyclock__mono, CYCLOCK__ORDERED, ts);
 }
 
 /* With a timezone asked for, the kernel fills it: pass through. */
@@ -266,14 +319,9 @@ PRELOAD_API int gettimeofday(struct timeval *restrict tv, void *restrict tz)
 {
 	unsigned int mask = served_now();
 	gettimeofday_fn *fn;
-	uint64_t sec, nsec;
 
-	if (is_served(mask, CLOCK_REALTIME) && !is_null(tv) && !tz) {
-		read_served(CLOCK_REALTIME, mask, &sec, &nsec);
-		tv->tv_sec = (time_t)sec;
-		tv->tv_usec = (suseconds_t)(nsec / 1000);
-		return 0;
-	}
+	if (is_served(mask, CLOCK_REALTIME) && !is_null(tv) && !tz)
+		return mask & RELAXED ? serve_tv(0, tv) : serve_tv(CYCLOCK__ORDERED, tv);
 	fn = cyclock_atomic_load(&real_gettimeofday, CYCLOCK_RELAXED);
 	if (fn)
 		return fn(tv, tz);
@@ -378,8 +426,8 @@ __attribute__((constructor)) static void preload_init(void)
 	cyclock_atomic_store(&real_timespec_get,
 			     (timespec_get_fn *)dlsym(RTLD_NEXT, "timespec_get"), CYCLOCK_SEQ_CST);
 	cyclock_atomic_store(&real_time, (time_fn *)dlsym(RTLD_NEXT, "time"), CYCLOCK_SEQ_CST);
-	cyclock_atomic_store(&vdso_gettime, cyclock__vdso_gettime_of(
-			     cyclock_atomic_load(&real_gettime, CYCLOCK_SEQ_CST)), CYCLOCK_SEQ_CST);
+	cyclock__vdso_gettime_set(
+		cyclock__vdso_gettime_of(cyclock_atomic_load(&real_gettime, CYCLOCK_SEQ_CST)));
 	if (kernel)
 		mask = 0;
 	/* Before any read can initialise: the decision's comes after it. */
