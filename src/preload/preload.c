@@ -328,24 +328,37 @@ PRELOAD_API int gettimeofday(struct timeval *restrict tv, void *restrict tz)
 	return (int)syscall(SYS_gettimeofday, tv, tz);
 }
 
-/* time() is CLOCK_REALTIME_COARSE's seconds, in the kernel as here. */
-PRELOAD_API time_t time(time_t *t)
+/* time()'s value into *@t too, where @t is not NULL: served (@ours,
+ * CLOCK_REALTIME_COARSE's seconds), or the kernel's by the syscall. */
+static __attribute__((noinline)) time_t time_of(bool ours, time_t *t)
 {
-	time_fn *fn = cyclock_atomic_load(&real_time, CYCLOCK_RELAXED);
 	struct timespec ts;
 	uint64_t sec, nsec;
 
-	if (is_served(served_now(), CLOCK_REALTIME_COARSE)) {
+	if (ours) {
 		read_coarse(true, &sec, &nsec);
 		ts.tv_sec = (time_t)sec;
-	} else if (fn) {
-		return fn(t);
 	} else if (pass_gettime(CLOCK_REALTIME_COARSE, &ts)) {
 		return (time_t)-1;
 	}
 	if (t)
 		*t = ts.tv_sec;
 	return ts.tv_sec;
+}
+
+/* time() is CLOCK_REALTIME_COARSE's seconds, in the kernel as here.
+ * Passed through, a jump to the next (libc's resolves to the vDSO's),
+ * with no frame of its own. */
+PRELOAD_API time_t time(time_t *t)
+{
+	time_fn *fn;
+
+	if (is_served(served_now(), CLOCK_REALTIME_COARSE))
+		return time_of(true, t);
+	fn = cyclock_atomic_load(&real_time, CYCLOCK_RELAXED);
+	if (cyclock_likely(fn != NULL))
+		return fn(t);
+	return time_of(false, t);
 }
 
 /* C11's TIME_UTC is CLOCK_REALTIME; other bases are libc's. */
