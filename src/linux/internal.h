@@ -90,7 +90,7 @@ void cyclock__cpuid(unsigned int leaf, unsigned int r[4]);
  * clock_gettime() go in one section, which the linker gathers at the
  * start of .text across objects; the first object linked that has any
  * starts it on a page (CYCLOCK__READ_PATH_PAGE, at its top: read.c's, or
- * preload.c's in the preload, which is linked first).
+ * preload.c's in the preload (CYCLOCK_PRELOAD), which is linked first).
  * tests/build/read_pages.sh checks the result. */
 #define CYCLOCK__READ_PATH __attribute__((section(".text.hot.cyclock_read")))
 #define CYCLOCK__READ_PATH_PAGE                                                    \
@@ -192,9 +192,10 @@ extern struct cyclock__tracks cyclock__tracks;
  * is a page of its own that a read after a pause would walk too
  * (docs/hosted.md, "A read after a pause").  A program whose inline
  * readers copy-relocated a timeline reads its copy, and self, relocated
- * at load, is that copy.  The simulation has no GOT to spare.
+ * at load, is that copy.  The simulation has no GOT to spare, and the
+ * preload, whose symbols are all hidden, none to avoid.
  */
-#ifdef CYCLOCK_SIM
+#if defined(CYCLOCK_SIM) || defined(CYCLOCK_PRELOAD)
 #define CYCLOCK__TL_HERE(name) (&name)
 #else
 extern struct cyclock__timeline cyclock__mono_here __attribute__((visibility("hidden")));

@@ -32,7 +32,7 @@ CYCLOCK_LAYOUT_ASSERT(sizeof(struct cyclock__timeline) == 4 * CYCLOCK_CACHELINE 
 			      _Alignof(struct cyclock__timeline) == 4 * CYCLOCK_CACHELINE,
 		      "a timeline is aligned to its size: on one page");
 
-#ifndef CYCLOCK_PRELOAD_OBJS
+#ifndef CYCLOCK_PRELOAD
 CYCLOCK__READ_PATH_PAGE;
 #endif
 
