@@ -200,18 +200,23 @@ int cyclock_percpu_tick(struct cyclock_percpu *pc, unsigned int cpu, uint64_t gt
 uint64_t cyclock_percpu_read_remote(struct cyclock_percpu *pc, unsigned int this_cpu,
 				    unsigned int cpu)
 {
-	uint64_t remote;
+	uint64_t local, remote;
 
 	if (!slot_of(pc, this_cpu) || !slot_of(pc, cpu))
 		return 0;
+	/*
+	 * The mode is looked at after the read: a switch between a look
+	 * before it and the read would leave an unstable value uncoupled.
+	 */
+	local = cyclock_percpu_read(pc, this_cpu);
 	if (this_cpu == cpu || cyclock_percpu_is_stable(pc))
-		return cyclock_percpu_read(pc, this_cpu);
+		return local;
 	/*
 	 * Couple the two CPUs: the clock behind is pulled up to the other.
 	 * Return the value both now have, not this CPU's newest (another
 	 * thread on it may have moved it on meanwhile).
 	 */
-	remote = advance_to(&PC(pc, slot)[cpu], read_unstable(pc, this_cpu));
+	remote = advance_to(&PC(pc, slot)[cpu], local);
 	advance_to(&PC(pc, slot)[this_cpu], remote);
 	return remote;
 }

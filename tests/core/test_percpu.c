@@ -23,10 +23,19 @@ static struct cyclock_percpu_slot slots[NR_CPUS];
 static uint64_t counter[NR_CPUS]; /* each CPU's own 1 GHz counter */
 static unsigned int cur_cpu;      /* the CPU the simulated code runs on */
 static uint64_t gtod;             /* the reference time */
+static void (*meanwhile)(void);   /* run once, inside the next counter read */
 
 static uint64_t read_this_cpu(const struct cyclock_source *src)
 {
+	void (*run)(void) = meanwhile;
+	unsigned int cpu = cur_cpu;
+
 	(void)src;
+	if (run) { /* another CPU's work, between a reader's look at the mode and its read */
+		meanwhile = NULL;
+		run();
+		cur_cpu = cpu;
+	}
 	return counter[cur_cpu];
 }
 
@@ -40,6 +49,7 @@ static int setup(void **state)
 	memset(counter, 0, sizeof(counter));
 	cur_cpu = 0;
 	gtod = 0;
+	meanwhile = NULL;
 	assert_int_equal(cyclock_register(&raw, &tsc), 0);
 	return 0;
 }
@@ -233,6 +243,39 @@ static void remote_read_couples_two_cpus(void **state)
 	assert_int_equal(cyclock_percpu_read_remote(&pc, 0, 0), read_on(0));
 }
 
+/* CPU 0 switches to unstable mode, then ticks late: its reference was
+ * taken 250 us before its counter, so its clock stands still a while. */
+static void switch_then_late_tick_on_0(void)
+{
+	uint64_t ref;
+
+	cur_cpu = 0;
+	assert_int_equal(cyclock_percpu_set_unstable(&pc, 0, gtod), 0);
+	advance(TICK_NS / 4, 0);
+	ref = gtod;
+	advance(TICK_NS / 4, 0);
+	assert_int_equal(cyclock_percpu_tick(&pc, 0, ref), 0);
+}
+
+/* A remote read that began in stable mode and read the counter after a
+ * switch still couples the two CPUs. */
+static void remote_read_across_the_switch_couples(void **state)
+{
+	uint64_t r;
+
+	(void)state;
+	counter[0] = counter[1] = gtod = 1000000000ull;
+	assert_int_equal(cyclock_percpu_init(&pc, &raw, slots, NR_CPUS, TICK_NS), 0);
+	meanwhile = switch_then_late_tick_on_0;
+	cur_cpu = 1;
+	r = cyclock_percpu_read_remote(&pc, 1, 0);
+	assert_null(meanwhile);
+	assert_false(cyclock_percpu_is_stable(&pc));
+	assert_int_equal(r, counter[1]);
+	assert_true(read_on(0) >= r); /* CPU 0 was pulled up */
+	assert_true(read_on(1) >= r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +285,7 @@ int main(void)
 		cmocka_unit_test_setup(fast_cpu_stays_within_a_tick, setup),
 		cmocka_unit_test_setup(stopped_cpu_follows_the_reference, setup),
 		cmocka_unit_test_setup(remote_read_couples_two_cpus, setup),
+		cmocka_unit_test_setup(remote_read_across_the_switch_couples, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
