@@ -3,7 +3,8 @@
 # clock in turn; names as documented (sparse/CLOCK/idle:100us ...), the
 # repetitions asked for, the ratios, and the system calls per read
 # counted: none for the vDSO's clock and the bare counter, one for the
-# clock read through a real system call (so the count can see one).
+# clock read through a real system call (so the count can see one); the
+# idle gaps spent in epoll, or said otherwise.
 # No figure is compared with a time or a speed.
 # shellcheck source=tests/tool/cli/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -71,6 +72,27 @@ for c in ["cyclock_now", "cyclock_realtime"] + (["'"$preload"'"] if "'"$preload"
         n = r("sparse/%s/%s" % (c, g)).get("syscalls_per_read")
         assert n == 0, "%s after %s: %s system calls per read" % (c, g, n)
 '
+fi
+
+# Idle gaps are spent in epoll_pwait2(), as a server's are, not in
+# clock_nanosleep(), which shares a page of libc with clock_gettime(); where
+# epoll_pwait2() is refused, in clock_nanosleep(), said once.
+# idle_calls [STRACE OPTION...]: the run under strace; "EPOLL SLEEP" counts.
+idle_calls() {
+	# LeakSanitizer's check at exit ptraces, which it cannot under strace.
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq \
+		-e trace=epoll_pwait2,clock_nanosleep "$@" -o "$tmp/idle.strace" \
+		"$CYCLOCK" bench --quick --repetitions 5 --clocks monotonic sparse \
+		>/dev/null 2>"$tmp/idle.err" || fail "sparse under strace $*: $(cat "$tmp/idle.err")"
+	echo "$(grep -c 'epoll_pwait2(' "$tmp/idle.strace") $(grep -c 'clock_nanosleep(' "$tmp/idle.strace")"
+}
+if command -v strace >/dev/null; then
+	read -r epoll sleep < <(idle_calls)
+	((epoll >= 10 && sleep == 0)) || fail "idle gaps: $epoll epoll_pwait2(), $sleep clock_nanosleep()"
+	read -r epoll sleep < <(idle_calls -e inject=epoll_pwait2:error=EPERM)
+	((sleep >= 10)) || fail "epoll_pwait2() refused: $sleep clock_nanosleep()"
+	[[ $(grep -c 'idle gaps in clock_nanosleep()' "$tmp/idle.err") == 1 ]] ||
+		fail "epoll_pwait2() refused, not said once: $(cat "$tmp/idle.err")"
 fi
 
 cli_bench sparse "$tmp/three.json" --quick --repetitions 3 --clocks monotonic
