@@ -197,6 +197,7 @@ int cmd_status(int argc, char **argv)
 	};
 	enum status_format fmt = ST_TEXT;
 	struct status_of *ps;
+	pid_t *pids;
 	size_t n = 0;
 	int opt, rc = EXIT_OK;
 
@@ -232,23 +233,22 @@ int cmd_status(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	ps = calloc((size_t)(argc - optind), sizeof(*ps));
-	if (!ps) {
+	pids = calloc((size_t)(argc - optind), sizeof(*pids));
+	if (!ps || !pids) {
 		tool_error("status: out of memory");
+		free(ps);
+		free(pids);
 		return EXIT_FAIL;
 	}
 	for (int i = optind; i < argc; i++) {
-		pid_t pid;
-
-		if (parse_pid(argv[i], &pid)) {
+		if (parse_pid(argv[i], &pids[i - optind])) {
 			free(ps);
+			free(pids);
 			return EXIT_USAGE;
 		}
 	}
-	for (int i = optind; i < argc; i++) {
-		pid_t pid;
-
-		parse_pid(argv[i], &pid);
-		if (status_read_apart(pid, &ps[n]) != STATUS_OK) {
+	for (int i = 0; i < argc - optind; i++) {
+		if (status_read_apart(pids[i], &ps[n]) != STATUS_OK) {
 			tool_error("status: %s", ps[n].why);
 			rc = EXIT_FAIL;
 			continue;
@@ -268,5 +268,6 @@ int cmd_status(int argc, char **argv)
 		rc = EXIT_FAIL;
 	}
 	free(ps);
+	free(pids);
 	return rc;
 }
