@@ -266,7 +266,9 @@ cyclock_stage() {
 		return 0
 	fi
 	echo "==== $name: configure and build ($rel)"
-	if ! { cmake -S "$CYCLOCK_ROOT" -B "$dir" "$@" && cmake --build "$dir" -j "$CYCLOCK_JOBS"; }; then
+	# Our own test builds make warnings errors (cmake/CyclockOptions.cmake).
+	if ! { cmake -S "$CYCLOCK_ROOT" -B "$dir" -DCYCLOCK_WERROR=ON "$@" &&
+		cmake --build "$dir" -j "$CYCLOCK_JOBS"; }; then
 		cyclock_failed=1 cyclock_note="configure/build failed"
 		return 0
 	fi
