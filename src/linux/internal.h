@@ -207,6 +207,23 @@ static inline struct cyclock__timeline *cyclock__tl_of(unsigned int kind)
 	return kind & CYCLOCK__RAW ? CYCLOCK__TL_HERE(cyclock__raw) : CYCLOCK__TL_HERE(cyclock__mono);
 }
 
+/*
+ * cyclock__tl_of() for a read's fast path.  self is on the timeline's last
+ * line and the read's data on its first, which the read can only load once
+ * self is in: after a pause, two misses one after the other.  So the
+ * library's own copy's first line, where self points unless a program
+ * copy-relocated the timeline, is fetched while self is loaded, and the
+ * two misses overlap (docs/hosted.md, "A read after a pause").
+ */
+static inline __attribute__((always_inline)) struct cyclock__timeline *
+cyclock__tl_read(unsigned int kind)
+{
+#if !(defined(CYCLOCK_SIM) || defined(CYCLOCK_PRELOAD))
+	__builtin_prefetch(kind & CYCLOCK__RAW ? &cyclock__raw_here : &cyclock__mono_here);
+#endif
+	return cyclock__tl_of(kind);
+}
+
 #include "machine.h"
 
 /*

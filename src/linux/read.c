@@ -247,7 +247,7 @@ __attribute__((constructor)) static void reads_at_load(void)
 /* The public clocks: the fast path inlined, on their timeline. */
 static inline __attribute__((always_inline)) uint64_t read_kind(unsigned int kind)
 {
-	return cyclock__read(cyclock__tl_of(kind), kind);
+	return cyclock__read(cyclock__tl_read(kind), kind);
 }
 
 CYCLOCK__READ_PATH uint64_t cyclock_now(void)

@@ -6,7 +6,9 @@
 # one 4 KiB page (src/linux/internal.h, CYCLOCK__READ_PATH), and so do
 # cyclock__mono and, in the preload, the mask its clock_gettime() loads;
 # and libcyclock.so's readers reach their slow path and their timeline
-# without its PLT or GOT (src/CMakeLists.txt; internal.h, cyclock__tl_of()).
+# without its PLT or GOT (src/CMakeLists.txt; internal.h, cyclock__tl_of()),
+# fetching the timeline's first line while they load its self
+# (cyclock__tl_read()).
 #   read_pages.sh NM OBJDUMP LIBCYCLOCK [PRELOAD]
 set -euo pipefail
 
@@ -60,6 +62,16 @@ while read -r sec start size; do
 		fi
 	done <<<"$targets"
 done <<<"$tables"
+# Each reader fetches its timeline's first line while it loads self
+# (internal.h, cyclock__tl_read()): a prefetch of the timeline.
+while read -r fn n; do
+	fn=${fn#<} fn=${fn%>:}
+	((n > 0)) || { echo "libcyclock.so: $fn does not prefetch its timeline"; fail=1; }
+done < <("$objdump" -d --no-show-raw-insn "$lib" | awk -v list="${readers[*]}" '
+	BEGIN { n = split(list, f, " "); for (i = 1; i <= n; i++) { want["<" f[i] ">:"] = 1; seen["<" f[i] ">:"] = 0 } }
+	/^[0-9a-f]+ </ { on = ($2 in want); name = $2; next }
+	on && /prefetch/ && /<cyclock__(mono|raw)(@@Base)?>/ { seen[name]++ }
+	END { for (k in seen) print k, seen[k] }')
 if [[ -n $preload ]]; then
 	one_page "preload code" "$preload" clock_gettime slow_ts pass_gettime cyclock__slow counter_slow
 	one_page "preload data" "$preload" cyclock__mono served
