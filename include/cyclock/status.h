@@ -3,8 +3,9 @@
  * What a running process shows of its clocks to "cyclock status", which
  * reads it from outside (process_vm_readv(2)) without the process's help:
  * the library and the preload each keep one block at the exported symbol
- * cyclock_status, written by initialisation's end and by every resync,
- * never by a read that does not resync.  docs/tool.md ("status") has how
+ * cyclock_status, written by initialisation's end and by each resync of
+ * CLOCK_MONOTONIC's timeline (below), never by a read that does not
+ * resync.  docs/tool.md ("status") has how
  * it is found and read.
  *
  * Fixed-width fields at fixed offsets, no pointers, so that a reader of

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The hosted layer's internals: which counter to trust and why, its
- * frequency, the resync controller and the coarse ticker.  Nothing here
- * is installed.  Two parts of it have files of their own, included below:
- * writer.h, the resync's values and steps, and machine.h, what is asked of
- * the machine and the process.
+ * The hosted layer's internals: its constants (intervals, bounds, slopes),
+ * its shared state by role (host, setup, tracks), the readers' way to
+ * their timelines, and what each file offers the others (trust.c's
+ * decision, checks.c's questions, start.c, status.c, init.c, load.c,
+ * local.c, coarse.c).  Nothing here is installed.  Two parts of it have
+ * files of their own, included below: writer.h, the resync's controller,
+ * values and steps, and machine.h, what is asked of the machine and the
+ * process.
  *
  * The readers' data are the two timelines in cyclock/timeline.h; everything
  * here is the writers' (under host.writer) or written once at init.

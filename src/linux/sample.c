@@ -9,7 +9,8 @@
 static uint64_t offset_to_mono(clockid_t id, uint64_t *width, int min);
 
 /* The tightest of up to three brackets (counter, kernel clock, counter):
- * the first one tight enough (host.tight_cyc, 150 ns) ends the search.
+ * the first one tight enough (setup.counts.tight_cyc, CYCLOCK_TIGHT_NS)
+ * ends the search.
  * CLOCK_MONOTONIC's carries RAW - MONOTONIC, from one (MONOTONIC, RAW,
  * MONOTONIC) bracket within 1 us, three vDSO reads: MONOTONIC's rate over
  * RAW's is the kernel's word on its rate (rate.c). */
