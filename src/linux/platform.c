@@ -162,7 +162,8 @@ static void complain_once(CYCLOCK_ATOMIC(uint32_t) *said, const char *head, cons
 }
 
 /* CYCLOCK_SOURCE: FORCE_NONE (unset or bad), FORCE_COUNTER or FORCE_KERNEL.
- * "tsc" names the x86 counter; "counter" is accepted on every architecture. */
+ * The architecture's counter by its name ("tsc" on x86), or "counter" on
+ * every architecture. */
 static int env_source(void)
 {
 	static CYCLOCK_ATOMIC(uint32_t) said;
@@ -174,10 +175,6 @@ static int env_source(void)
 		return FORCE_KERNEL;
 	if (!strcmp(v, CYCLOCK_ARCH_COUNTER_NAME) || !strcmp(v, "counter"))
 		return FORCE_COUNTER;
-#ifdef CYCLOCK_SIM
-	if (!strcmp(v, "tsc")) /* tests are written for the x86 spelling */
-		return FORCE_COUNTER;
-#endif
 	complain_once(&said, "cyclock: ignoring CYCLOCK_SOURCE=\"", v,
 		      "\" (expected " CYCLOCK_ARCH_COUNTER_NAME ", counter or kernel)");
 	return FORCE_NONE;

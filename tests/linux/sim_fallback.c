@@ -219,10 +219,10 @@ static void kernel_distrusts_measured(void **state)
 	expect_fallback("clocksource");
 }
 
-static void env_tsc_forces_counter(void **state)
+static void env_source_forces_counter(void **state)
 {
 	(void)state;
-	setenv("CYCLOCK_SOURCE", "tsc", 1);
+	setenv("CYCLOCK_SOURCE", CYCLOCK_ARCH_COUNTER_NAME, 1);
 	sim_start(RATE, RATE, false, false);
 	assert_int_equal(cyclock_init(0), CYCLOCK_USING_COUNTER);
 	expect_counter();
@@ -230,10 +230,10 @@ static void env_tsc_forces_counter(void **state)
 	assert_non_null(strstr(cyclock_describe(), "CYCLOCK_SOURCE"));
 }
 
-static void env_tsc_forces_measured(void **state)
+static void env_source_forces_measured(void **state)
 {
 	(void)state;
-	setenv("CYCLOCK_SOURCE", "tsc", 1);
+	setenv("CYCLOCK_SOURCE", CYCLOCK_ARCH_COUNTER_NAME, 1);
 	sim_start(RATE, 0, true, false);
 	expect_counter();
 }
@@ -274,8 +274,8 @@ int main(void)
 		cmocka_unit_test_setup(kernel_distrusts, clear_env),
 		cmocka_unit_test_setup(kernel_distrusts_measured, clear_env),
 		cmocka_unit_test_setup(local_after_a_long_idle, clear_env),
-		cmocka_unit_test_setup(env_tsc_forces_counter, clear_env),
-		cmocka_unit_test_setup(env_tsc_forces_measured, clear_env),
+		cmocka_unit_test_setup(env_source_forces_counter, clear_env),
+		cmocka_unit_test_setup(env_source_forces_measured, clear_env),
 		cmocka_unit_test_setup(env_unknown_ignored, clear_env),
 		cmocka_unit_test_setup(env_read_at_each_init, clear_env),
 	};
