@@ -13,8 +13,6 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "../core.h" /* CYCLOCK_API */
-
 #define CYCLOCK_ARCH_COUNTER_NAME "sim"
 #define CYCLOCK_ARCH_HAS_COUNTER 1
 
@@ -39,7 +37,8 @@ struct cyclock_sim_config {
 	bool kernel_trusts; /* the kernel's clocksource is this counter */
 };
 /* Forget everything (not thread-safe: no reader may run); the next read
- * initialises under @cfg. */
-CYCLOCK_API void cyclock__sim_reset(const struct cyclock_sim_config *cfg);
+ * initialises under @cfg.  libcyclock_sim.a's (src/linux/sim.c), a static
+ * library: no visibility to ask for. */
+void cyclock__sim_reset(const struct cyclock_sim_config *cfg);
 
 #endif /* CYCLOCK_ARCH_SIM_H */
