@@ -8,12 +8,15 @@
  */
 #include "internal.h"
 
+/* The multiplier that turns counts into ns at @ns_per_cyc with @shift,
+ * rounded, within 32 bits. */
 uint32_t cyclock__mult_of(double ns_per_cyc, uint32_t shift)
 {
 	double m = ns_per_cyc * (double)(1ull << shift) + 0.5;
 
 	return m >= (double)UINT32_MAX ? UINT32_MAX : m <= 0 ? 0 : (uint32_t)m;
 }
+
 /*
  * MONOTONIC's rate over RAW's from sample @a to sample @b (later), in
  * ppm, and how far off it may be (@unc, ppm): each RAW - MONOTONIC offset
@@ -28,6 +31,7 @@ static double ratio_between(const struct cyclock__sample *a, const struct cycloc
 	*unc = ((double)(a->raw_w + b->raw_w) / 2 + 2) / span * 1e6;
 	return (double)(int64_t)(a->raw_off - b->raw_off) / span * 1e6;
 }
+
 /*
  * CLOCK_MONOTONIC's rate as the kernel's clocks state it: RAW's (which
  * never changes, so its estimate has the longest baseline) times the
@@ -39,6 +43,7 @@ double cyclock__stated_rate(const struct cyclock__track *tr)
 		return 0;
 	return tr->raw->rate * (1 + tr->ratio_ppm * 1e-6);
 }
+
 /* @measured, or the stated rate if it agrees within CYCLOCK_AGREE_PPM:
  * the measurement checks the statement (RAW's rate, which it rests on, is
  * an estimate too), the statement is the better figure. */
@@ -50,6 +55,7 @@ double cyclock__best_rate(const struct cyclock__track *tr, double measured)
 		return stated;
 	return measured;
 }
+
 /*
  * A new sample for the rate: the kernel clock's ns per count from the
  * anchor to the newest sample.  The anchor is 0.5 to 1 s old once that
@@ -77,12 +83,14 @@ void cyclock__take_rate(struct cyclock__track *tr, const struct cyclock__sample 
 	tr->rate = cyclock__best_rate(tr, (double)(s->ns - tr->anchor.ns) /
 						  (double)(s->cyc - tr->anchor.cyc));
 }
+
 /* A kernel-mode spell ended within CYCLOCK_RECENT_NS of @now_ns: the
  * kernel's rate may change again soon. */
 bool cyclock__spell_recent(const struct cyclock__track *tr, uint64_t now_ns)
 {
 	return tr->spells && now_ns - tr->spell_end_ns < CYCLOCK_RECENT_NS;
 }
+
 /*
  * Double the interval while the error stays small; halve it when not.
  * Soon after a kernel-mode spell, at most CYCLOCK_QUICK_NS: a tick change
@@ -103,6 +111,7 @@ void cyclock__adapt_interval(struct cyclock__track *tr, uint64_t abs_err, uint64
 	if (tr->interval < tr->counts->quick_int_cyc)
 		tr->interval = tr->counts->quick_int_cyc;
 }
+
 /* Whether the RAW - MONOTONIC offset of @s is where the ratio in use puts
  * it from the last sample's: within both brackets, the ratio's own
  * uncertainty over the interval, and CYCLOCK_RATIO_SLACK_NS. */
@@ -162,6 +171,7 @@ bool cyclock__follow_kernel(struct cyclock__track *tr, const struct cyclock__sam
 	}
 	return followed;
 }
+
 /*
  * How far the timeline may have drifted from the kernel's clock over @gap
  * counts past its horizon through its rate's uncertainty alone: the
@@ -187,6 +197,7 @@ uint32_t cyclock__drift_ppb(const struct cyclock__track *tr)
 	return ppb < UINT32_MAX ? (uint32_t)ppb : UINT32_MAX;
 }
 
+/* That drift over @gap counts, in ns. */
 uint64_t cyclock__drift_slack(const struct cyclock__track *tr, uint64_t gap)
 {
 	return cyclock__drift_ns((double)gap * tr->rate, cyclock__drift_ppb(tr));

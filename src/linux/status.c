@@ -63,6 +63,7 @@ static void copy(char *dst, size_t n, const char *src)
 	memcpy(dst, src ? src : "", len);
 	memset(dst + len, 0, n - len);
 }
+
 #define COPY(dst, src) copy((dst), sizeof(dst), (src))
 
 /* Initialisation's end, from its owner (one at a time: INIT_BUSY), before
