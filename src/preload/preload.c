@@ -45,7 +45,6 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,16 +84,16 @@ typedef time_t time_fn(time_t *t);
  * own, and the real functions below are only an optimisation over the
  * syscall, so seeing either early or late is correct.
  */
-static _Atomic unsigned int served;
-static _Atomic(gettime_fn *) real_gettime;
-static _Atomic(gettimeofday_fn *) real_gettimeofday;
-static _Atomic(timespec_get_fn *) real_timespec_get;
-static _Atomic(time_fn *) real_time;
+static CYCLOCK_ATOMIC(unsigned int) served;
+static CYCLOCK_ATOMIC(gettime_fn *) real_gettime;
+static CYCLOCK_ATOMIC(gettimeofday_fn *) real_gettimeofday;
+static CYCLOCK_ATOMIC(timespec_get_fn *) real_timespec_get;
+static CYCLOCK_ATOMIC(time_fn *) real_time;
 
 /* The served ids' bits and RELAXED, for tests and "cyclock run" to check
  * that the preload is loaded (and serving: non-zero).  Written once, by
  * the constructor. */
-PRELOAD_API _Atomic unsigned int cyclock_preload_active;
+PRELOAD_API CYCLOCK_ATOMIC(unsigned int) cyclock_preload_active;
 
 /* libc declares the pointers nonnull, so a plain test could be folded
  * away; the empty asm hides what the compiler assumed. */
