@@ -25,20 +25,6 @@ struct out {
 	bool om; /* OpenMetrics, else Prometheus 0.0.4 */
 };
 
-/* The length of the valid UTF-8 sequence at @s, or 0. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
-				    : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
-
-	if (s[0] >= 0x80 && s[0] < 0xc2)
-		return 0; /* a continuation byte, or an overlong lead */
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
 /* @s as a label value: backslash, double quote and newline escaped, bytes
  * that are not UTF-8 (a CPU model is not promised to be) as '?'. */
 void metrics_put_label(FILE *f, const char *s)
@@ -46,17 +32,17 @@ void metrics_put_label(FILE *f, const char *s)
 	const unsigned char *p = (const unsigned char *)s;
 
 	while (*p) {
-		size_t n = utf8_len(p);
+		size_t n = bench_text_char_len((const char *)p); /* 1 where none starts */
 
 		if (*p == '\\' || *p == '"')
 			fprintf(f, "\\%c", *p);
 		else if (*p == '\n')
 			fputs("\\n", f);
-		else if (n == 0)
+		else if (n == 1 && *p >= 0x80)
 			fputc('?', f);
 		else
 			fwrite(p, 1, n, f);
-		p += n ? n : 1;
+		p += n;
 	}
 }
 
