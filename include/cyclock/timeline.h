@@ -67,7 +67,8 @@ struct cyclock__seg_ext {
 /*
  * A timeline.  Cache lines (64 bytes): line 0 holds everything a reader
  * needs while the sequence is even (the word 0..7, shift 8..9, how
- * 10..11, seg[0] 16..63), so a read touches one line; seg[1] (64..111) is
+ * 10..11, the preload's clocks 12..15, seg[0] 16..63), so a read touches
+ * one line; seg[1] (64..111) is
  * line 1, read while the sequence is odd (between a publish and the
  * writer's copy back); the slow path's ext[2] (128..159) is line 2; what
  * reads past the horizon note down, and its thresholds, line 3, with
@@ -85,6 +86,10 @@ struct cyclock__timeline {
 	CYCLOCK_ATOMIC(uint16_t) shift;
 	CYCLOCK_ATOMIC(uint16_t) how; /* the ordered read: cyclock_arch_counter_ordered_how(),
 				       * or CYCLOCK__HOW_KERNEL */
+	/* cyclock__mono's in the preload: the clock ids it serves, as bits,
+	 * and whether relaxed (src/preload/preload.c), on the line its
+	 * clock_gettime() reads anyway; 0 elsewhere. */
+	CYCLOCK_ATOMIC(uint32_t) preload_clocks;
 	struct cyclock__seg seg[2];
 	CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) struct cyclock__seg_ext ext[2];
 	/* The counter at the last read that served the kernel's clock and

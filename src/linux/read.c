@@ -20,8 +20,9 @@
 
 /* The cache-line budget in cyclock/timeline.h. */
 CYCLOCK_LAYOUT_ASSERT(sizeof(struct cyclock__seg) == 48, "a segment is 48 bytes");
-CYCLOCK_LAYOUT_ASSERT(offsetof(struct cyclock__timeline, seg[0]) == 16,
-	       "the word, shift, how and seg[0]: line 0");
+CYCLOCK_LAYOUT_ASSERT(offsetof(struct cyclock__timeline, preload_clocks) == 12 &&
+		      offsetof(struct cyclock__timeline, seg[0]) == 16,
+	       "the word, shift, how, the preload's clocks and seg[0]: line 0");
 CYCLOCK_LAYOUT_ASSERT(offsetof(struct cyclock__timeline, seg[1]) == CYCLOCK_CACHELINE,
 	       "seg[1] is line 1");
 CYCLOCK_LAYOUT_ASSERT(offsetof(struct cyclock__timeline, ext) == 2 * CYCLOCK_CACHELINE,

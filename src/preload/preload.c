@@ -78,13 +78,13 @@ typedef int timespec_get_fn(struct timespec *ts, int base);
 typedef time_t time_fn(time_t *t);
 
 /*
- * The clock ids served, as bits, and RELAXED; 0 until the constructor has
- * finished.
+ * The clock ids served, as bits, and RELAXED, are cyclock__mono's
+ * preload_clocks, on the line a read of the timeline loads anyway
+ * (cyclock/timeline.h); 0 until the constructor has finished.
  * Relaxed: cyclock's readers synchronise with its initialisation on their
  * own, and the real functions below are only an optimisation over the
  * syscall, so seeing either early or late is correct.
  */
-static CYCLOCK_ATOMIC(unsigned int) served;
 static CYCLOCK_ATOMIC(gettime_fn *) real_gettime;
 static CYCLOCK_ATOMIC(gettimeofday_fn *) real_gettimeofday;
 static CYCLOCK_ATOMIC(timespec_get_fn *) real_timespec_get;
@@ -279,7 +279,7 @@ static bool is_served(unsigned int mask, clockid_t id)
 
 static unsigned int served_now(void)
 {
-	return cyclock_atomic_load(&served, CYCLOCK_RELAXED);
+	return cyclock_atomic_load(&cyclock__mono.preload_clocks, CYCLOCK_RELAXED);
 }
 
 /* A coarse clock served (@id one of COARSE) into @ts. */
@@ -409,8 +409,8 @@ static void initialised(bool counter)
 {
 	if (counter)
 		return;
-	cyclock__status_preload(0, cyclock_atomic_load(&served, CYCLOCK_SEQ_CST) & RELAXED, NULL);
-	cyclock_atomic_store(&served, 0, CYCLOCK_SEQ_CST);
+	cyclock__status_preload(0, served_now() & RELAXED, NULL);
+	cyclock_atomic_store(&cyclock__mono.preload_clocks, 0, CYCLOCK_SEQ_CST);
 	cyclock_atomic_store(&cyclock_preload_active, 0, CYCLOCK_SEQ_CST);
 }
 
@@ -449,6 +449,7 @@ __attribute__((constructor)) static void preload_init(void)
 					 : "CYCLOCK_PRELOAD_CLOCKS names no clock it serves");
 	if (mask)
 		cyclock__init_lazily(CYCLOCK__INIT_NO_LOCAL, initialised);
-	cyclock_atomic_store(&served, mask ? mask | relaxed : 0, CYCLOCK_SEQ_CST);
+	cyclock_atomic_store(&cyclock__mono.preload_clocks, mask ? mask | relaxed : 0,
+			     CYCLOCK_SEQ_CST);
 	cyclock_atomic_store(&cyclock_preload_active, mask ? mask | relaxed : 0, CYCLOCK_SEQ_CST);
 }

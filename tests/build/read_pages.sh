@@ -4,7 +4,8 @@
 # a read touches is a page walk of its own.  In libcyclock.so and in
 # libcyclock-preload.so, the functions a read past the horizon runs lie on
 # one 4 KiB page (src/linux/internal.h, CYCLOCK__READ_PATH), and so do
-# cyclock__mono and, in the preload, the mask its clock_gettime() loads;
+# cyclock__mono (whose first line holds, in the preload, the mask its
+# clock_gettime() loads: cyclock/timeline.h);
 # and libcyclock.so's readers reach their slow path and their timeline
 # without its PLT or GOT (src/CMakeLists.txt; internal.h, cyclock__tl_of()),
 # fetching the timeline's first line while they load its self
@@ -74,7 +75,14 @@ done < <("$objdump" -d --no-show-raw-insn "$lib" | awk -v list="${readers[*]}" '
 	END { for (k in seen) print k, seen[k] }')
 if [[ -n $preload ]]; then
 	one_page "preload code" "$preload" clock_gettime slow_ts pass_gettime cyclock__slow counter_slow
-	one_page "preload data" "$preload" cyclock__mono served
+	one_page "preload data" "$preload" cyclock__mono
+	# Its clock_gettime() loads no data but the timeline's (the served
+	# mask is on its first line): no RIP-relative reference to another.
+	others=$("$objdump" -d --no-show-raw-insn "$preload" |
+		awk '/^[0-9a-f]+ <clock_gettime>:/ { on = 1; next } /^$/ { on = 0 }
+		     on && match($0, /# [0-9a-f]+ <[^>]+>/) { print substr($0, RSTART, RLENGTH) }' |
+		grep -v '<cyclock__mono>$' || true)
+	[[ -z $others ]] || { echo "preload: clock_gettime loads $others"; fail=1; }
 fi
 ((fail == 0)) || exit 1
 echo "read_pages: the read path's code on one page, its data on one, in ${preload:+the preload and }libcyclock.so"
