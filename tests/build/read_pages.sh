@@ -42,46 +42,50 @@ one_page() {
 	done
 }
 
+# The instructions of functions $2... in disassembly $1, each line "FN INSN".
+code_of() {
+	awk -v list="${*:2}" '
+		BEGIN { n = split(list, f, " "); for (i = 1; i <= n; i++) want["<" f[i] ">:"] = 1 }
+		/^[0-9a-f]+ </ { on = ($2 in want); name = substr($2, 2, length($2) - 3); next }
+		/^$/ { on = 0 }
+		on { print name, $0 }' <<<"$1"
+}
+
 readers=(cyclock_now cyclock_now_relaxed cyclock_raw cyclock_realtime cyclock_boottime cyclock_local)
 one_page "libcyclock.so code" "$lib" "${readers[@]}" cyclock__slow counter_slow
 one_page "libcyclock.so data" "$lib" cyclock__mono
+lib_code=$("$objdump" -d --no-show-raw-insn "$lib")
 # The PLT's and GOT's sections, "start end" in hex, and the targets of the
 # readers' and slow path's instructions (branches, RIP-relative loads).
 tables=$("$objdump" -h "$lib" | awk '$2 ~ /^\.(plt|got)/ { print $2, $4, $3 }')
-targets=$("$objdump" -d --no-show-raw-insn "$lib" | awk -v list="${readers[*]} cyclock__slow" '
-	BEGIN { n = split(list, f, " "); for (i = 1; i <= n; i++) want["<" f[i] ">:"] = 1 }
-	/^[0-9a-f]+ </ { on = ($2 in want); name = $2; next }
-	on && match($0, /(# |[a-z]+ +)[0-9a-f]+ </) {
+targets=$(code_of "$lib_code" "${readers[@]}" cyclock__slow | awk '{
+	fn = $1; sub(/^[^ ]+ /, "")
+	if (match($0, /(# |[a-z]+ +)[0-9a-f]+ </)) {
 		t = substr($0, RSTART, RLENGTH); sub(/^(# |[a-z]+ +)/, "", t); sub(/ <$/, "", t)
-		print name, t
-	}')
+		print fn, t
+	}
+}')
 while read -r sec start size; do
 	while read -r fn t; do
 		if ((16#$t >= 16#$start && 16#$t < 16#$start + 16#$size)); then
-			echo "libcyclock.so: ${fn%:} uses $sec (at $t)"
+			echo "libcyclock.so: $fn uses $sec (at $t)"
 			fail=1
 		fi
 	done <<<"$targets"
 done <<<"$tables"
 # Each reader fetches its timeline's first line while it loads self
 # (internal.h, cyclock__tl_read()): a prefetch of the timeline.
-while read -r fn n; do
-	fn=${fn#<} fn=${fn%>:}
-	((n > 0)) || { echo "libcyclock.so: $fn does not prefetch its timeline"; fail=1; }
-done < <("$objdump" -d --no-show-raw-insn "$lib" | awk -v list="${readers[*]}" '
-	BEGIN { n = split(list, f, " "); for (i = 1; i <= n; i++) { want["<" f[i] ">:"] = 1; seen["<" f[i] ">:"] = 0 } }
-	/^[0-9a-f]+ </ { on = ($2 in want); name = $2; next }
-	on && /prefetch/ && /<cyclock__(mono|raw)(@@Base)?>/ { seen[name]++ }
-	END { for (k in seen) print k, seen[k] }')
+for fn in "${readers[@]}"; do
+	code_of "$lib_code" "$fn" | grep -qE 'prefetch.*<cyclock__(mono|raw)(@@Base)?>' ||
+		{ echo "libcyclock.so: $fn does not prefetch its timeline"; fail=1; }
+done
 if [[ -n $preload ]]; then
 	one_page "preload code" "$preload" clock_gettime slow_ts pass_gettime cyclock__slow counter_slow
 	one_page "preload data" "$preload" cyclock__mono
 	# Its clock_gettime() loads no data but the timeline's (the served
 	# mask is on its first line): no RIP-relative reference to another.
-	others=$("$objdump" -d --no-show-raw-insn "$preload" |
-		awk '/^[0-9a-f]+ <clock_gettime>:/ { on = 1; next } /^$/ { on = 0 }
-		     on && match($0, /# [0-9a-f]+ <[^>]+>/) { print substr($0, RSTART, RLENGTH) }' |
-		grep -v '<cyclock__mono>$' || true)
+	others=$(code_of "$("$objdump" -d --no-show-raw-insn "$preload")" clock_gettime |
+		grep -o '# [0-9a-f]* <[^>]*>' | grep -v '<cyclock__mono>$' || true)
 	[[ -z $others ]] || { echo "preload: clock_gettime loads $others"; fail=1; }
 fi
 ((fail == 0)) || exit 1
