@@ -78,12 +78,9 @@ typedef int timespec_get_fn(struct timespec *ts, int base);
 typedef time_t time_fn(time_t *t);
 
 /*
- * The clock ids served, as bits, and RELAXED, are cyclock__mono's
- * preload_clocks, on the line a read of the timeline loads anyway
- * (cyclock/timeline.h); 0 until the constructor has finished.
- * Relaxed: cyclock's readers synchronise with its initialisation on their
- * own, and the real functions below are only an optimisation over the
- * syscall, so seeing either early or late is correct.
+ * The next definitions, found by the constructor.  Relaxed: they are only
+ * an optimisation over the syscall, so seeing them early or late is
+ * correct.
  */
 static CYCLOCK_ATOMIC(gettime_fn *) real_gettime;
 static CYCLOCK_ATOMIC(gettimeofday_fn *) real_gettimeofday;
@@ -270,13 +267,19 @@ static void read_coarse(bool real, uint64_t *sec, uint64_t *nsec)
 	*nsec = ns % NS_PER_SEC;
 }
 
-/* Whether @id is served by @mask (served's value, or a part of it). */
+/* Whether @id is served by @mask (served_now()'s value, or a part of it). */
 static bool is_served(unsigned int mask, clockid_t id)
 {
 	/* Negative ids (CPU-time clocks of a pid or thread) wrap to large. */
 	return (unsigned int)id < 16 && (mask & BIT(id));
 }
 
+/*
+ * The clock ids served, as bits, and RELAXED: cyclock__mono's
+ * preload_clocks, on the line a read of the timeline loads anyway
+ * (cyclock/timeline.h); 0 until the constructor has finished.  Relaxed:
+ * cyclock's readers synchronise with its initialisation on their own.
+ */
 static unsigned int served_now(void)
 {
 	return cyclock_atomic_load(&cyclock__mono.preload_clocks, CYCLOCK_RELAXED);
