@@ -28,20 +28,26 @@ extern "C" {
 
 /*
  * One latch copy: 48 bytes.  From P for horizon_cyc counts (the middle
- * piece), the clock is epoch_ns + ((cyc - P) * mult + frac) >> shift, with
- * frac < 2^shift the clock's fraction at P.  shift <= 32 (the library
- * chooses it so) and horizon_cyc < 2^32 keep the sum below 2^64, so it
- * equals cyc * mult + epoch_k computed mod 2^64: one subtraction fewer on
- * the path from the counter read to the result, which is what an ordered
- * read waits for at the next call.  The fast path covers the middle piece
- * only; a counter before P reads P's value, one past the horizon the
- * kernel's clock (src/linux/read.c).  Kernel mode is a segment of no
- * length: every read takes the slow path, which serves the kernel's
- * clock, never below the value at P (the floor).
+ * piece), the clock is epoch_sec_ns + ((cyc - P) * mult + frac) >> shift:
+ * epoch_sec_ns is the clock at P down to its whole second (a multiple of
+ * 10^9 ns), and frac the rest of it in fixed point (ns << shift), so that
+ * a reader that splits the clock into seconds and nanoseconds (the
+ * preload's struct timespec) needs no division on the path from the
+ * counter, as the kernel's vDSO keeps its seconds and shifted nanoseconds.
+ * The rest is under 2^(30 + shift), the middle piece's ns (under
+ * CYCLOCK_MAX_INTERVAL_NS, 2 ms) under 2^(21 + shift), and shift <= 32
+ * (the library chooses it so): the sum stays below 2^63, so it equals
+ * cyc * mult + epoch_k computed mod 2^64, one subtraction fewer on the
+ * path from the counter read to the result, which is what an ordered read
+ * waits for at the next call (src/linux/segment.c converts).  The fast
+ * path covers the middle piece only; a counter before P reads P's value,
+ * one past the horizon the kernel's clock (src/linux/read.c).  Kernel mode
+ * is a segment of no length: every read takes the slow path, which serves
+ * the kernel's clock, never below the value at P (the floor).
  */
 struct cyclock__seg {
 	struct cyclock_u64 epoch_cyc;          /* P: where the middle piece starts */
-	struct cyclock_u64 epoch_ns;           /* the clock at P, whole ns */
+	struct cyclock_u64 epoch_sec_ns;       /* the clock at P, whole seconds, in ns */
 	struct cyclock_u64 epoch_k;            /* frac - P * mult, mod 2^64: see above */
 	struct cyclock_u64 off_real;           /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	struct cyclock_u64 off_boot;           /* CLOCK_BOOTTIME - CLOCK_MONOTONIC */
@@ -179,8 +185,8 @@ CYCLOCK__READER uint64_t cyclock__counter_ordered(const struct cyclock__timeline
 
 /*
  * The fast path of every counter clock, in two parts: *base, the clock at
- * the segment's start (epoch_ns plus the offsets @kind asks for), and
- * *since, the ns since then.  false: the counter is outside the middle
+ * the segment's start's second (epoch_sec_ns plus the offsets @kind asks
+ * for), and *since, the ns since then.  false: the counter is outside the middle
  * piece (or the library is not using it: then without reading it), and
  * the caller takes the slow path, with *base the sequence and *since the
  * counter it read, for cyclock__slow().  @kind is a constant at each call site, so the
@@ -190,7 +196,8 @@ CYCLOCK__READER uint64_t cyclock__counter_ordered(const struct cyclock__timeline
  *
  * *base is loaded, not computed from the counter: a caller that splits it
  * into seconds (the preload's struct timespec) does so while the counter
- * read is under way, and only the add of *since waits for the counter.
+ * read is under way.  Without an offset it is whole seconds, and *since,
+ * under 2 s, the rest: then only a compare waits for the counter.
  */
 CYCLOCK__READER bool cyclock__read_parts(struct cyclock__timeline *tl, unsigned int kind,
 				       uint64_t *base, uint64_t *since)
@@ -217,7 +224,7 @@ CYCLOCK__READER bool cyclock__read_parts(struct cyclock__timeline *tl, unsigned 
 			*since = cyc;
 			return false;
 		}
-		*base = cyclock__load64(&s->epoch_ns);
+		*base = cyclock__load64(&s->epoch_sec_ns);
 		if (kind & CYCLOCK__REAL)
 			*base += cyclock__load64(&s->off_real);
 		if (kind & CYCLOCK__BOOT)

@@ -113,7 +113,7 @@ static bool serve(struct cyclock__timeline *tl, uint64_t word, uint64_t k, uint6
 
 /* What the slow path reads of the segment under one sequence word. */
 struct slow_read {
-	uint64_t word, cyc, P, ns0, k, off, recheck;
+	uint64_t word, cyc, P, sec_ns, k, off, recheck;
 	uint32_t H, mult, shift;
 };
 
@@ -121,7 +121,7 @@ struct slow_read {
  * (exact up to the horizon: cyclock/timeline.h). */
 static uint64_t slow_value(const struct slow_read *r, uint64_t cyc)
 {
-	return r->ns0 + ((cyc * r->mult + r->k) >> r->shift);
+	return r->sec_ns + ((cyc * r->mult + r->k) >> r->shift);
 }
 
 /* Whether the library reads the counter, so that a resync has a track to
@@ -147,7 +147,7 @@ static bool slow_load(struct cyclock__timeline *tl, unsigned int kind, struct sl
 	}
 	s = &tl->seg[r->word & 1];
 	r->P = cyclock__load64(&s->epoch_cyc);
-	r->ns0 = cyclock__load64(&s->epoch_ns);
+	r->sec_ns = cyclock__load64(&s->epoch_sec_ns);
 	r->k = cyclock__load64(&s->epoch_k);
 	r->H = cyclock_atomic_load(&s->horizon_cyc, CYCLOCK_RELAXED);
 	r->mult = cyclock_atomic_load(&s->mult, CYCLOCK_RELAXED);
@@ -185,7 +185,7 @@ static uint64_t timeline_slow(unsigned int kind, uint64_t word, uint64_t cyc)
 			if (r.P - r.cyc > cyclock__setup.counts.max_back_cyc && pass < CYCLOCK_SLOW_PASSES &&
 			    cyclock__resync(tr, true, false))
 				continue;
-			return r.ns0 + r.off;
+			return slow_value(&r, r.P) + r.off;
 		}
 		if (r.H && past < 0) /* a segment went out meanwhile */
 			return slow_value(&r, r.cyc) + r.off;

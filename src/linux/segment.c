@@ -21,9 +21,32 @@
 
 typedef unsigned __int128 u128;
 
+/* The fast path's form of a segment starting at (@ns, @frac) at counter
+ * @cyc (cyclock/timeline.h): the whole second in *@sec_ns, the rest in
+ * fixed point with the start folded in, in *@k. */
+void cyclock__seg_form(uint64_t ns, uint32_t frac, uint64_t cyc, uint32_t mult, uint32_t shift,
+		       uint64_t *sec_ns, uint64_t *k)
+{
+	uint64_t rest = ns % NSEC_PER_SEC;
+
+	*sec_ns = ns - rest;
+	*k = (rest << shift) + frac - cyc * mult;
+}
+
+/* Its inverse: the start's whole ns into *@ns, its fraction into *@frac. */
+void cyclock__seg_start(uint64_t sec_ns, uint64_t k, uint64_t cyc, uint32_t mult, uint32_t shift,
+			uint64_t *ns, uint32_t *frac)
+{
+	uint64_t at = k + cyc * mult;
+
+	*ns = sec_ns + (at >> shift);
+	*frac = (uint32_t)(at & ((1ull << shift) - 1));
+}
+
 /* The published segment, through the latch (a reader or the writer). */
 struct cyclock__segv cyclock__seg_load(const struct cyclock__timeline *tl)
 {
+	uint32_t shift = cyclock_atomic_load(&tl->shift, CYCLOCK_RELAXED);
 	struct cyclock__segv v;
 	const struct cyclock__seg *s;
 	uint64_t word;
@@ -32,12 +55,12 @@ struct cyclock__segv cyclock__seg_load(const struct cyclock__timeline *tl)
 		word = cyclock__tl_begin(tl);
 		s = &tl->seg[word & 1];
 		v.cyc = cyclock__load64(&s->epoch_cyc);
-		v.ns = cyclock__load64(&s->epoch_ns);
 		v.off_real = cyclock__load64(&s->off_real);
 		v.off_boot = cyclock__load64(&s->off_boot);
 		v.horizon_cyc = cyclock_atomic_load(&s->horizon_cyc, CYCLOCK_RELAXED);
 		v.mult = cyclock_atomic_load(&s->mult, CYCLOCK_RELAXED);
-		v.frac = (uint32_t)(cyclock__load64(&s->epoch_k) + v.cyc * v.mult);
+		cyclock__seg_start(cyclock__load64(&s->epoch_sec_ns), cyclock__load64(&s->epoch_k),
+				   v.cyc, v.mult, shift, &v.ns, &v.frac);
 		v.mult_rate = cyclock_atomic_load(&tl->ext[word & 1].mult_rate, CYCLOCK_RELAXED);
 		v.recheck = cyclock__load64(&tl->ext[word & 1].recheck_cyc);
 		v.drift_ppb = cyclock_atomic_load(&tl->ext[word & 1].drift_ppb, CYCLOCK_RELAXED);
@@ -90,6 +113,10 @@ uint64_t cyclock__seg_horizon(const struct cyclock__segv *v, uint32_t shift)
 static void write_copy(struct cyclock__timeline *tl, unsigned int i, const struct cyclock__segv *v)
 {
 	struct cyclock__seg *s = &tl->seg[i];
+	uint64_t sec_ns, k;
+
+	cyclock__seg_form(v->ns, v->frac, v->cyc, v->mult,
+			  cyclock_atomic_load(&tl->shift, CYCLOCK_RELAXED), &sec_ns, &k);
 
 	/* Pairs with cyclock__tl_retry()'s acquire fence: a reader of this
 	 * copy from two publishes ago that sees any store below sees the
@@ -97,8 +124,8 @@ static void write_copy(struct cyclock__timeline *tl, unsigned int i, const struc
 	 * publish-copy-fence). */
 	cyclock_atomic_fence(CYCLOCK_RELEASE);
 	cyclock__store64(&s->epoch_cyc, v->cyc);
-	cyclock__store64(&s->epoch_ns, v->ns);
-	cyclock__store64(&s->epoch_k, v->frac - v->cyc * v->mult);
+	cyclock__store64(&s->epoch_sec_ns, sec_ns);
+	cyclock__store64(&s->epoch_k, k);
 	cyclock__store64(&s->off_real, v->off_real);
 	cyclock__store64(&s->off_boot, v->off_boot);
 	cyclock_atomic_store(&s->horizon_cyc, v->horizon_cyc, CYCLOCK_RELAXED);

@@ -138,22 +138,35 @@ CYCLOCK__READ_PATH int cyclock__next_gettime(clockid_t id, struct timespec *ts)
 	return pass_gettime(id, ts);
 }
 
+/* 10^9 = 2^9 * 1953125, and 1953125's inverse mod 2^64: a multiple of
+ * 10^9 divides exactly by a shift and a multiply. */
+#define NS_PER_SEC_ODD_INV 0x8e47ce423a2e9c6dull
+
 /*
  * A served clock's value, the segment's @base plus @since, as seconds and
- * nanoseconds.  @base is split into seconds while the counter read is
- * under way (cyclock__read_parts() loads it), so what waits for the
- * counter is what cyclock_now() does (multiply, add, shift) and one add
- * and a compare: no 64-bit division by 10^9 on the path from the counter
- * to the result, which the next call's ordered read waits for (1.0-1.2 ns
- * per call here).  The ns since the base are fewer than a middle piece
- * lasts (at most 250 ms), so the loop, kept a loop by the empty asm (the
- * compiler would make it a division), runs once at most.
+ * nanoseconds, with no division on the path from the counter to the
+ * result, which the next call's ordered read waits for.  @base is loaded
+ * before the counter is read (cyclock__read_parts()), so its seconds are
+ * taken while the counter read is under way: for MONOTONIC and RAW (@kind
+ * without an offset) it is whole seconds (cyclock/timeline.h) and divides
+ * exactly, as the kernel's vDSO keeps them (docs/preload.md, "What it
+ * costs"); with an offset, by a multiply.  What waits for the counter is
+ * then cyclock_now()'s multiply, add and shift and a compare.  Under 3 s
+ * remain (a second's rest, the middle piece's few ms and an offset's rest),
+ * so the loop, kept a loop by the empty asm (the compiler would make it a
+ * division), runs twice at most.
  */
-static inline __attribute__((always_inline)) void split(uint64_t base, uint64_t since,
-							uint64_t *sec, uint64_t *nsec)
+static inline __attribute__((always_inline)) void split(unsigned int kind, uint64_t base,
+							uint64_t since, uint64_t *sec,
+							uint64_t *nsec)
 {
-	*sec = base / NS_PER_SEC;
-	*nsec = base % NS_PER_SEC + since;
+	if (kind & (CYCLOCK__REAL | CYCLOCK__BOOT)) {
+		*sec = base / NS_PER_SEC;
+		*nsec = base % NS_PER_SEC + since;
+	} else {
+		*sec = (base >> 9) * NS_PER_SEC_ODD_INV;
+		*nsec = since;
+	}
 	while (*nsec >= NS_PER_SEC) {
 		__asm__("" : "+r"(*nsec));
 		*nsec -= NS_PER_SEC;
@@ -196,7 +209,7 @@ static inline __attribute__((always_inline)) int serve_ts(struct cyclock__timeli
 
 	if (cyclock_unlikely(!cyclock__read_parts(tl, kind, &base, &since)))
 		return slow_ts(kind, base, since, ts);
-	split(base, since, &sec, &nsec);
+	split(kind, base, since, &sec, &nsec);
 	ts->tv_sec = (time_t)sec;
 	ts->tv_nsec = (long)nsec;
 	return 0;
@@ -231,7 +244,7 @@ static inline __attribute__((always_inline)) int serve_tv(unsigned int ordered,
 
 	if (cyclock_unlikely(!cyclock__read_parts(&cyclock__mono, kind, &base, &since)))
 		return slow_tv(kind, base, since, tv);
-	split(base, since, &sec, &nsec);
+	split(kind, base, since, &sec, &nsec);
 	tv->tv_sec = (time_t)sec;
 	tv->tv_usec = (suseconds_t)(nsec / 1000);
 	return 0;

@@ -112,18 +112,25 @@ static void segment_is_monotonic(void **state)
 	}
 }
 
-/* The fast path: epoch_ns + ((cyc * mult + k) >> shift), k = frac - P * mult. */
+/* The fast path's form (cyclock__seg_form()): epoch_sec_ns, a multiple of
+ * 10^9, plus ((cyc * mult + k) >> shift) is the exact value in the middle
+ * piece, and cyclock__seg_start() gives the start back. */
 static void fast_path_form_is_exact(void **state)
 {
 	(void)state;
 	for (int i = 0; i < 20000; i++) {
 		uint32_t shift = 20 + (uint32_t)below(13);
 		struct cyclock__segv v = random_segment(shift);
-		uint64_t c = v.cyc + below(v.horizon_cyc), k = v.frac - v.cyc * v.mult, ns;
+		uint64_t c = v.cyc + below(v.horizon_cyc), sec_ns, k, ns;
 		uint32_t frac;
 
+		cyclock__seg_form(v.ns, v.frac, v.cyc, v.mult, shift, &sec_ns, &k);
+		assert_int_equal(sec_ns % 1000000000u, 0);
 		value(&v, shift, c, &ns, &frac);
-		assert_int_equal(v.ns + ((c * v.mult + k) >> shift), ns);
+		assert_int_equal(sec_ns + ((c * v.mult + k) >> shift), ns);
+		cyclock__seg_start(sec_ns, k, v.cyc, v.mult, shift, &ns, &frac);
+		assert_int_equal(ns, v.ns);
+		assert_int_equal(frac, v.frac);
 	}
 }
 
