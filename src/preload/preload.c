@@ -216,12 +216,8 @@ static inline __attribute__((always_inline)) int serve_ts(struct cyclock__timeli
 }
 
 /* Served clock @id (one of FINE but CLOCK_MONOTONIC) into @ts, with the
- * read RELAXED in @mask says: a call of its own, which clock_gettime()
- * jumps to, so that CLOCK_MONOTONIC's path runs through without a jump
- * from its first line to its last (a read after a pause fetches fewer of
- * them).  Each case inlines its own fast path. */
-static __attribute__((noinline)) int serve_other(unsigned int mask, clockid_t id,
-						 struct timespec *ts)
+ * read RELAXED in @mask says.  Each case inlines its own fast path. */
+static int serve_other(unsigned int mask, clockid_t id, struct timespec *ts)
 {
 	unsigned int ordered = mask & RELAXED ? 0 : CYCLOCK__ORDERED;
 
@@ -309,24 +305,36 @@ static __attribute__((noinline)) int serve_coarse(clockid_t id, struct timespec 
 	return 0;
 }
 
-/* CLOCK_MONOTONIC's path is the checks of @id and @ts, a branch on
- * RELAXED, then the read, in a few lines of code; the other fine clocks
- * are serve_other()'s, the coarse ones serve_coarse()'s, and what is not
- * served goes on from here. */
-PRELOAD_API CYCLOCK__READ_PATH int clock_gettime(clockid_t id, struct timespec *ts)
+/* Every call but a served CLOCK_MONOTONIC's: a call of its own, which
+ * clock_gettime() jumps to, so that CLOCK_MONOTONIC's path runs through
+ * without a jump from its first line to its last (a read after a pause
+ * fetches fewer of them).  The other fine clocks (serve_other()), the
+ * coarse ones (serve_coarse()), and what is not served goes on from here. */
+static __attribute__((noinline)) int gettime_rest(unsigned int mask, clockid_t id,
+						  struct timespec *ts)
 {
-	unsigned int mask = served_now();
-
-	if (cyclock_unlikely(!is_served(mask & FINE, id) || is_null(ts))) {
+	if (!is_served(mask & FINE, id) || is_null(ts)) {
 		if (!is_served(mask & COARSE, id) || is_null(ts))
 			return pass_gettime(id, ts);
 		return serve_coarse(id, ts);
 	}
-	if (cyclock_unlikely(id != CLOCK_MONOTONIC))
-		return serve_other(mask, id, ts);
-	if (cyclock_unlikely(mask & RELAXED))
-		return serve_ts(&cyclock__mono, 0, ts);
-	return serve_ts(&cyclock__mono, CYCLOCK__ORDERED, ts);
+	return serve_other(mask, id, ts);
+}
+
+/* CLOCK_MONOTONIC's path is a compare of @id, a test of @ts, a compare of
+ * its bit and RELAXED together, then the read, in a few lines of code;
+ * everything else is gettime_rest()'s. */
+PRELOAD_API CYCLOCK__READ_PATH int clock_gettime(clockid_t id, struct timespec *ts)
+{
+	unsigned int mask = served_now(), mono = mask & (BIT(CLOCK_MONOTONIC) | RELAXED);
+
+	if (cyclock_likely(id == CLOCK_MONOTONIC && !is_null(ts))) {
+		if (cyclock_likely(mono == BIT(CLOCK_MONOTONIC)))
+			return serve_ts(&cyclock__mono, CYCLOCK__ORDERED, ts);
+		if (mono == (BIT(CLOCK_MONOTONIC) | RELAXED))
+			return serve_ts(&cyclock__mono, 0, ts);
+	}
+	return gettime_rest(mask, id, ts);
 }
 
 /* With a timezone asked for, the kernel fills it: pass through. */
