@@ -49,11 +49,44 @@ struct cyclock__seg {
 	struct cyclock_u64 epoch_cyc;          /* P: where the middle piece starts */
 	struct cyclock_u64 epoch_sec_ns;       /* the clock at P, whole seconds, in ns */
 	struct cyclock_u64 epoch_k;            /* frac - P * mult, mod 2^64: see above */
-	struct cyclock_u64 off_real;           /* CLOCK_REALTIME - CLOCK_MONOTONIC */
-	struct cyclock_u64 off_boot;           /* CLOCK_BOOTTIME - CLOCK_MONOTONIC */
+	struct cyclock_u64 off_real;           /* CLOCK_REALTIME - CLOCK_MONOTONIC, packed: */
+	struct cyclock_u64 off_boot;           /* CLOCK_BOOTTIME - CLOCK_MONOTONIC, see below */
 	CYCLOCK_ATOMIC(uint32_t) horizon_cyc;  /* length of the middle piece, counts; 0: kernel mode */
 	CYCLOCK_ATOMIC(uint32_t) mult;         /* ns per count << shift */
 };
+
+/*
+ * An offset from MONOTONIC as a copy keeps it: its whole seconds q
+ * (rounded down) above bit 30, the rest below, in ns, so that a reader
+ * that splits seconds from nanoseconds divides nothing (as with the
+ * start's whole second, above).  q is kept as (q + 2^31) ^ 2^31 in 34
+ * bits: every offset a kernel can have fits (REALTIME - MONOTONIC is at
+ * least minus the uptime and at most KTIME_MAX, the year 2262, 9.3e9 s:
+ * within [-2^31, 2^34 - 2^31) s; BOOTTIME - MONOTONIC, the time
+ * suspended, is small and never negative), and an offset of 0 is kept as
+ * 0, as a timeline is before its first publish.  src/linux/segment.c
+ * packs.
+ */
+#define CYCLOCK__OFF_REST_BITS 30
+#define CYCLOCK__OFF_BIAS (1ull << 31)
+
+/* The packed offset @f's whole seconds (mod 2^64: negative too). */
+static inline uint64_t cyclock__off_sec(uint64_t f)
+{
+	return ((f >> CYCLOCK__OFF_REST_BITS) ^ CYCLOCK__OFF_BIAS) - CYCLOCK__OFF_BIAS;
+}
+
+/* Its rest, ns below 10^9. */
+static inline uint64_t cyclock__off_rest(uint64_t f)
+{
+	return f & ((1ull << CYCLOCK__OFF_REST_BITS) - 1);
+}
+
+/* The offset itself, in ns (mod 2^64). */
+static inline uint64_t cyclock__off_ns(uint64_t f)
+{
+	return cyclock__off_sec(f) * 1000000000ull + cyclock__off_rest(f);
+}
 
 /* What only the slow path and the writer read of a copy, under the same
  * sequence: the rate alone (mult less the correction), and in kernel mode
@@ -184,23 +217,25 @@ CYCLOCK__READER uint64_t cyclock__counter_ordered(const struct cyclock__timeline
 }
 
 /*
- * The fast path of every counter clock, in two parts: *base, the clock at
- * the segment's start's second (epoch_sec_ns plus the offsets @kind asks
- * for), and *since, the ns since then.  false: the counter is outside the middle
- * piece (or the library is not using it: then without reading it), and
- * the caller takes the slow path, with *base the sequence and *since the
- * counter it read, for cyclock__slow().  @kind is a constant at each call site, so the
- * branches on it fold away.  The ordered counter read waits for every
- * earlier load, the word's among them, so a reader that sees a newer copy
- * also reads a later counter than the writer that made it.
+ * The fast path of every counter clock, in parts: *base, the clock at
+ * the segment's start's second (epoch_sec_ns), *since, the ns since then,
+ * and *off, the offset @kind asks for as the copy keeps it (0 for none;
+ * the value is their sum, cyclock__read()).  false: the counter is outside
+ * the middle piece (or the library is not using it: then without reading
+ * it), and the caller takes the slow path, with *base the sequence and
+ * *since the counter it read, for cyclock__slow().  @kind is a constant
+ * at each call site, so the branches on it fold away.  The ordered counter
+ * read waits for every earlier load, the word's among them, so a reader
+ * that sees a newer copy also reads a later counter than the writer that
+ * made it.
  *
- * *base is loaded, not computed from the counter: a caller that splits it
- * into seconds (the preload's struct timespec) does so while the counter
- * read is under way.  Without an offset it is whole seconds, and *since,
- * under 2 s, the rest: then only a compare waits for the counter.
+ * *base and *off are loaded, not computed from the counter: a caller that
+ * splits the value into seconds (the preload's struct timespec) takes
+ * theirs while the counter read is under way, and only the add of the
+ * offset's rest and a compare wait for the counter.
  */
 CYCLOCK__READER bool cyclock__read_parts(struct cyclock__timeline *tl, unsigned int kind,
-				       uint64_t *base, uint64_t *since)
+				       uint64_t *base, uint64_t *since, uint64_t *off)
 {
 	const struct cyclock__seg *s;
 	uint64_t word, cyc, delta;
@@ -225,10 +260,9 @@ CYCLOCK__READER bool cyclock__read_parts(struct cyclock__timeline *tl, unsigned 
 			return false;
 		}
 		*base = cyclock__load64(&s->epoch_sec_ns);
-		if (kind & CYCLOCK__REAL)
-			*base += cyclock__load64(&s->off_real);
-		if (kind & CYCLOCK__BOOT)
-			*base += cyclock__load64(&s->off_boot);
+		*off = kind & CYCLOCK__REAL   ? cyclock__load64(&s->off_real)
+		       : kind & CYCLOCK__BOOT ? cyclock__load64(&s->off_boot)
+					      : 0;
 		*since = (cyc * cyclock_atomic_load(&s->mult, CYCLOCK_RELAXED) +
 			  cyclock__load64(&s->epoch_k)) >>
 			 cyclock_atomic_load(&tl->shift, CYCLOCK_RELAXED);
@@ -239,10 +273,10 @@ CYCLOCK__READER bool cyclock__read_parts(struct cyclock__timeline *tl, unsigned 
 /* A counter clock's value: the fast path, or the slow one. */
 CYCLOCK__READER uint64_t cyclock__read(struct cyclock__timeline *tl, unsigned int kind)
 {
-	uint64_t base, since;
+	uint64_t base, since, off;
 
-	if (cyclock_likely(cyclock__read_parts(tl, kind, &base, &since)))
-		return base + since;
+	if (cyclock_likely(cyclock__read_parts(tl, kind, &base, &since, &off)))
+		return base + since + cyclock__off_ns(off);
 	return cyclock__slow(kind, base, since);
 }
 

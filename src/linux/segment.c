@@ -43,6 +43,21 @@ void cyclock__seg_start(uint64_t sec_ns, uint64_t k, uint64_t cyc, uint32_t mult
 	*frac = (uint32_t)(at & ((1ull << shift) - 1));
 }
 
+/* Offset @ns (mod 2^64, so negative too) packed as a copy keeps it
+ * (cyclock/timeline.h, CYCLOCK__OFF_BIAS: every offset a kernel can have
+ * fits). */
+uint64_t cyclock__off_pack(uint64_t ns)
+{
+	int64_t sec = (int64_t)ns / (int64_t)NSEC_PER_SEC, rest = (int64_t)ns % (int64_t)NSEC_PER_SEC;
+
+	if (rest < 0) {
+		rest += (int64_t)NSEC_PER_SEC;
+		sec--;
+	}
+	return ((uint64_t)(sec + (int64_t)CYCLOCK__OFF_BIAS) ^ CYCLOCK__OFF_BIAS) << CYCLOCK__OFF_REST_BITS |
+	       (uint64_t)rest;
+}
+
 /* The published segment, through the latch (a reader or the writer). */
 struct cyclock__segv cyclock__seg_load(const struct cyclock__timeline *tl)
 {
@@ -55,8 +70,8 @@ struct cyclock__segv cyclock__seg_load(const struct cyclock__timeline *tl)
 		word = cyclock__tl_begin(tl);
 		s = &tl->seg[word & 1];
 		v.cyc = cyclock__load64(&s->epoch_cyc);
-		v.off_real = cyclock__load64(&s->off_real);
-		v.off_boot = cyclock__load64(&s->off_boot);
+		v.off_real = cyclock__off_ns(cyclock__load64(&s->off_real));
+		v.off_boot = cyclock__off_ns(cyclock__load64(&s->off_boot));
 		v.horizon_cyc = cyclock_atomic_load(&s->horizon_cyc, CYCLOCK_RELAXED);
 		v.mult = cyclock_atomic_load(&s->mult, CYCLOCK_RELAXED);
 		cyclock__seg_start(cyclock__load64(&s->epoch_sec_ns), cyclock__load64(&s->epoch_k),
@@ -126,8 +141,8 @@ static void write_copy(struct cyclock__timeline *tl, unsigned int i, const struc
 	cyclock__store64(&s->epoch_cyc, v->cyc);
 	cyclock__store64(&s->epoch_sec_ns, sec_ns);
 	cyclock__store64(&s->epoch_k, k);
-	cyclock__store64(&s->off_real, v->off_real);
-	cyclock__store64(&s->off_boot, v->off_boot);
+	cyclock__store64(&s->off_real, cyclock__off_pack(v->off_real));
+	cyclock__store64(&s->off_boot, cyclock__off_pack(v->off_boot));
 	cyclock_atomic_store(&s->horizon_cyc, v->horizon_cyc, CYCLOCK_RELAXED);
 	cyclock_atomic_store(&s->mult, v->mult, CYCLOCK_RELAXED);
 	cyclock_atomic_store(&tl->ext[i].mult_rate, v->mult_rate, CYCLOCK_RELAXED);

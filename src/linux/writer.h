@@ -150,6 +150,7 @@ void cyclock__sim_before_swap(void);
 void cyclock__sample(clockid_t id, struct cyclock__sample *s);
 double cyclock__rate_unc(const struct cyclock__sample *a, const struct cyclock__sample *b,
 			 double rate);
+uint64_t cyclock__off_pack(uint64_t ns);
 void cyclock__seg_form(uint64_t ns, uint32_t frac, uint64_t cyc, uint32_t mult, uint32_t shift,
 		       uint64_t *sec_ns, uint64_t *k);
 void cyclock__seg_start(uint64_t sec_ns, uint64_t k, uint64_t cyc, uint32_t mult, uint32_t shift,

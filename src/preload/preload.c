@@ -143,30 +143,27 @@ CYCLOCK__READ_PATH int cyclock__next_gettime(clockid_t id, struct timespec *ts)
 #define NS_PER_SEC_ODD_INV 0x8e47ce423a2e9c6dull
 
 /*
- * A served clock's value, the segment's @base plus @since, as seconds and
+ * A served clock's value, its parts from cyclock__read_parts() (the
+ * start's second @base, @since, the packed offset @off), as seconds and
  * nanoseconds, with no division on the path from the counter to the
- * result, which the next call's ordered read waits for.  @base is loaded
- * before the counter is read (cyclock__read_parts()), so its seconds are
- * taken while the counter read is under way: for MONOTONIC and RAW (@kind
- * without an offset) it is whole seconds (cyclock/timeline.h) and divides
- * exactly, as the kernel's vDSO keeps them (docs/preload.md, "What it
- * costs"); with an offset, by a multiply.  What waits for the counter is
- * then cyclock_now()'s multiply, add and shift and a compare.  Under 3 s
- * remain (a second's rest, the middle piece's few ms and an offset's rest),
- * so the loop, kept a loop by the empty asm (the compiler would make it a
- * division), runs twice at most.
+ * result, which the next call's ordered read waits for.  @base and @off
+ * are loaded before the counter is read, so their seconds are taken while
+ * the counter read is under way: @base is whole seconds
+ * (cyclock/timeline.h) and divides exactly, by a shift and a multiply, and
+ * @off keeps its seconds apart, as the kernel's vDSO keeps its seconds
+ * (docs/preload.md, "Cost").  What waits for the counter is then
+ * cyclock_now()'s multiply, add and shift, the add of the offset's rest
+ * and a compare.  The nanoseconds are under 3 s (a second's rest, an
+ * offset's rest, the middle piece's few ms), so the loop, kept a loop by
+ * the empty asm (the compiler would make it a division), runs twice at
+ * most.
  */
-static inline __attribute__((always_inline)) void split(unsigned int kind, uint64_t base,
-							uint64_t since, uint64_t *sec,
+static inline __attribute__((always_inline)) void split(uint64_t base, uint64_t since,
+							uint64_t off, uint64_t *sec,
 							uint64_t *nsec)
 {
-	if (kind & (CYCLOCK__REAL | CYCLOCK__BOOT)) {
-		*sec = base / NS_PER_SEC;
-		*nsec = base % NS_PER_SEC + since;
-	} else {
-		*sec = (base >> 9) * NS_PER_SEC_ODD_INV;
-		*nsec = since;
-	}
+	*sec = (base >> 9) * NS_PER_SEC_ODD_INV + cyclock__off_sec(off);
+	*nsec = since + cyclock__off_rest(off);
 	while (*nsec >= NS_PER_SEC) {
 		__asm__("" : "+r"(*nsec));
 		*nsec -= NS_PER_SEC;
@@ -205,30 +202,36 @@ static __attribute__((noinline, cold)) int slow_tv(unsigned int kind, uint64_t w
 static inline __attribute__((always_inline)) int serve_ts(struct cyclock__timeline *tl,
 							  unsigned int kind, struct timespec *ts)
 {
-	uint64_t base, since, sec, nsec;
+	uint64_t base, since, off, sec, nsec;
 
-	if (cyclock_unlikely(!cyclock__read_parts(tl, kind, &base, &since)))
+	if (cyclock_unlikely(!cyclock__read_parts(tl, kind, &base, &since, &off)))
 		return slow_ts(kind, base, since, ts);
-	split(kind, base, since, &sec, &nsec);
+	split(base, since, off, &sec, &nsec);
 	ts->tv_sec = (time_t)sec;
 	ts->tv_nsec = (long)nsec;
 	return 0;
 }
 
-/* Served clock @id (one of FINE but CLOCK_MONOTONIC) into @ts, with the
- * read RELAXED in @mask says.  Each case inlines its own fast path. */
-static int serve_other(unsigned int mask, clockid_t id, struct timespec *ts)
+/*
+ * Fine clock @id (timeline @tl, offset @kind) into @ts, if @mask serves
+ * it: true, with the call's result in *@r.  One compare of its bit and
+ * RELAXED together, then the read @mask says, inlined: each id's path
+ * runs through with no call.
+ */
+static inline __attribute__((always_inline)) bool serve_fine(unsigned int mask, clockid_t id,
+							     struct cyclock__timeline *tl,
+							     unsigned int kind,
+							     struct timespec *ts, int *r)
 {
-	unsigned int ordered = mask & RELAXED ? 0 : CYCLOCK__ORDERED;
+	unsigned int m = mask & (BIT(id) | RELAXED);
 
-	if (id == CLOCK_REALTIME)
-		return ordered ? serve_ts(&cyclock__mono, CYCLOCK__ORDERED | CYCLOCK__REAL, ts)
-			       : serve_ts(&cyclock__mono, CYCLOCK__REAL, ts);
-	if (id == CLOCK_MONOTONIC_RAW)
-		return ordered ? serve_ts(&cyclock__raw, CYCLOCK__ORDERED | CYCLOCK__RAW, ts)
-			       : serve_ts(&cyclock__raw, CYCLOCK__RAW, ts);
-	return ordered ? serve_ts(&cyclock__mono, CYCLOCK__ORDERED | CYCLOCK__BOOT, ts)
-		       : serve_ts(&cyclock__mono, CYCLOCK__BOOT, ts);
+	if (cyclock_likely(m == BIT(id)))
+		*r = serve_ts(tl, CYCLOCK__ORDERED | kind, ts);
+	else if (m == (BIT(id) | RELAXED))
+		*r = serve_ts(tl, kind, ts);
+	else
+		return false;
+	return true;
 }
 
 /* CLOCK_REALTIME into @tv, with the read @ordered says. */
@@ -236,11 +239,11 @@ static inline __attribute__((always_inline)) int serve_tv(unsigned int ordered,
 							  struct timeval *tv)
 {
 	unsigned int kind = ordered | CYCLOCK__REAL;
-	uint64_t base, since, sec, nsec;
+	uint64_t base, since, off, sec, nsec;
 
-	if (cyclock_unlikely(!cyclock__read_parts(&cyclock__mono, kind, &base, &since)))
+	if (cyclock_unlikely(!cyclock__read_parts(&cyclock__mono, kind, &base, &since, &off)))
 		return slow_tv(kind, base, since, tv);
-	split(kind, base, since, &sec, &nsec);
+	split(base, since, off, &sec, &nsec);
 	tv->tv_sec = (time_t)sec;
 	tv->tv_usec = (suseconds_t)(nsec / 1000);
 	return 0;
@@ -256,7 +259,7 @@ static uint64_t off_real(void)
 	do {
 		word = cyclock__tl_begin(&cyclock__mono);
 		seg = &cyclock__mono.seg[word & 1];
-		off = cyclock__load64(&seg->off_real);
+		off = cyclock__off_ns(cyclock__load64(&seg->off_real));
 	} while (cyclock__tl_retry(&cyclock__mono, word));
 	return off;
 }
@@ -305,35 +308,50 @@ static __attribute__((noinline)) int serve_coarse(clockid_t id, struct timespec 
 	return 0;
 }
 
-/* Every call but a served CLOCK_MONOTONIC's: a call of its own, which
- * clock_gettime() jumps to, so that CLOCK_MONOTONIC's path runs through
- * without a jump from its first line to its last (a read after a pause
- * fetches fewer of them).  The other fine clocks (serve_other()), the
- * coarse ones (serve_coarse()), and what is not served goes on from here. */
+/* Every call but a served CLOCK_MONOTONIC's or CLOCK_REALTIME's: a call
+ * of its own, which clock_gettime() jumps to, so that their paths run
+ * through without a jump over these (a read after a pause fetches fewer
+ * lines).  The other fine clocks, the coarse ones (serve_coarse()), and
+ * what is not served goes on from here. */
 static __attribute__((noinline)) int gettime_rest(unsigned int mask, clockid_t id,
 						  struct timespec *ts)
 {
-	if (!is_served(mask & FINE, id) || is_null(ts)) {
-		if (!is_served(mask & COARSE, id) || is_null(ts))
+	int r;
+
+	if (!is_null(ts)) {
+		if (id == CLOCK_MONOTONIC_RAW &&
+		    serve_fine(mask, id, &cyclock__raw, CYCLOCK__RAW, ts, &r))
+			return r;
+		if (id == CLOCK_BOOTTIME && serve_fine(mask, id, &cyclock__mono, CYCLOCK__BOOT, ts, &r))
+			return r;
+		if (id == CLOCK_MONOTONIC_COARSE || id == CLOCK_REALTIME_COARSE) {
+			gettime_fn *vdso = cyclock__vdso_gettime();
+
+			if (is_served(mask & COARSE, id))
+				return serve_coarse(id, ts);
+			/* The vDSO's coarse clocks never fail: no errno to set. */
+			if (vdso)
+				return vdso(id, ts);
 			return pass_gettime(id, ts);
-		return serve_coarse(id, ts);
+		}
 	}
-	return serve_other(mask, id, ts);
+	return pass_gettime(id, ts);
 }
 
 /* CLOCK_MONOTONIC's path is a compare of @id, a test of @ts, a compare of
  * its bit and RELAXED together, then the read, in a few lines of code;
- * everything else is gettime_rest()'s. */
+ * CLOCK_REALTIME's the same after it; everything else is gettime_rest()'s. */
 PRELOAD_API CYCLOCK__READ_PATH int clock_gettime(clockid_t id, struct timespec *ts)
 {
-	unsigned int mask = served_now(), mono = mask & (BIT(CLOCK_MONOTONIC) | RELAXED);
+	unsigned int mask = served_now();
+	int r;
 
-	if (cyclock_likely(id == CLOCK_MONOTONIC && !is_null(ts))) {
-		if (cyclock_likely(mono == BIT(CLOCK_MONOTONIC)))
-			return serve_ts(&cyclock__mono, CYCLOCK__ORDERED, ts);
-		if (mono == (BIT(CLOCK_MONOTONIC) | RELAXED))
-			return serve_ts(&cyclock__mono, 0, ts);
-	}
+	if (cyclock_likely(id == CLOCK_MONOTONIC && !is_null(ts)) &&
+	    serve_fine(mask, CLOCK_MONOTONIC, &cyclock__mono, 0, ts, &r))
+		return r;
+	if (id == CLOCK_REALTIME && !is_null(ts) &&
+	    serve_fine(mask, CLOCK_REALTIME, &cyclock__mono, CYCLOCK__REAL, ts, &r))
+		return r;
 	return gettime_rest(mask, id, ts);
 }
 

@@ -134,12 +134,34 @@ static void fast_path_form_is_exact(void **state)
 	}
 }
 
+/* An offset packed as a copy keeps it (cyclock__off_pack()) gives itself
+ * back, its whole seconds rounded down and its rest below 10^9: from minus an
+ * uptime of 68 years to KTIME_MAX, the edges and at random; and 0 is kept
+ * as 0, as a timeline is before its first publish. */
+static void offsets_pack_exactly(void **state)
+{
+	const int64_t sec = 1000000000, lo = -(INT64_C(1) << 31) * sec, hi = INT64_MAX;
+	const int64_t edges[] = { lo, lo + 1, -sec - 1, -sec, -1, 0, 1, sec - 1, sec, hi - 1, hi };
+
+	(void)state;
+	assert_int_equal(cyclock__off_pack(0), 0);
+	for (int i = 0; i < 20000 + (int)(sizeof(edges) / sizeof(edges[0])); i++) {
+		int64_t off = i < 20000 ? lo + (int64_t)below((uint64_t)hi - (uint64_t)lo) : edges[i - 20000];
+		uint64_t f = cyclock__off_pack((uint64_t)off);
+
+		assert_int_equal(cyclock__off_ns(f), (uint64_t)off);
+		assert_true(cyclock__off_rest(f) < (uint64_t)sec);
+		assert_int_equal((int64_t)cyclock__off_sec(f), off / sec - (off % sec < 0));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(successor_continues_exactly),
 		cmocka_unit_test(segment_is_monotonic),
 		cmocka_unit_test(fast_path_form_is_exact),
+		cmocka_unit_test(offsets_pack_exactly),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
