@@ -146,7 +146,9 @@ static void offsets_pack_exactly(void **state)
 	(void)state;
 	assert_int_equal(cyclock__off_pack(0), 0);
 	for (int i = 0; i < 20000 + (int)(sizeof(edges) / sizeof(edges[0])); i++) {
-		int64_t off = i < 20000 ? lo + (int64_t)below((uint64_t)hi - (uint64_t)lo) : edges[i - 20000];
+		/* lo plus a random distance, in unsigned arithmetic (no overflow) */
+		int64_t off = i < 20000 ? (int64_t)((uint64_t)lo + below((uint64_t)hi - (uint64_t)lo))
+					: edges[i - 20000];
 		uint64_t f = cyclock__off_pack((uint64_t)off);
 
 		assert_int_equal(cyclock__off_ns(f), (uint64_t)off);
