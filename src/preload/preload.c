@@ -308,11 +308,12 @@ static __attribute__((noinline)) int serve_coarse(clockid_t id, struct timespec 
 	return 0;
 }
 
-/* Every call but a served CLOCK_MONOTONIC's or CLOCK_REALTIME's: a call
- * of its own, which clock_gettime() jumps to, so that their paths run
- * through without a jump over these (a read after a pause fetches fewer
- * lines).  The other fine clocks, the coarse ones (serve_coarse()), and
- * what is not served goes on from here. */
+/* Every call but a served CLOCK_MONOTONIC's or CLOCK_REALTIME's and a
+ * coarse clock's passed to the vDSO: a call of its own, which
+ * clock_gettime() jumps to, so that their paths run through without a jump
+ * over these (a read after a pause fetches fewer lines).  The other fine
+ * clocks, the coarse ones served (serve_coarse()), and what is not served
+ * goes on from here. */
 static __attribute__((noinline)) int gettime_rest(unsigned int mask, clockid_t id,
 						  struct timespec *ts)
 {
@@ -324,26 +325,21 @@ static __attribute__((noinline)) int gettime_rest(unsigned int mask, clockid_t i
 			return r;
 		if (id == CLOCK_BOOTTIME && serve_fine(mask, id, &cyclock__mono, CYCLOCK__BOOT, ts, &r))
 			return r;
-		if (id == CLOCK_MONOTONIC_COARSE || id == CLOCK_REALTIME_COARSE) {
-			gettime_fn *vdso = cyclock__vdso_gettime();
-
-			if (is_served(mask & COARSE, id))
-				return serve_coarse(id, ts);
-			/* The vDSO's coarse clocks never fail: no errno to set. */
-			if (vdso)
-				return vdso(id, ts);
-			return pass_gettime(id, ts);
-		}
+		if (is_served(mask & COARSE, id))
+			return serve_coarse(id, ts);
 	}
 	return pass_gettime(id, ts);
 }
 
 /* CLOCK_MONOTONIC's path is a compare of @id, a test of @ts, a compare of
  * its bit and RELAXED together, then the read, in a few lines of code;
- * CLOCK_REALTIME's the same after it; everything else is gettime_rest()'s. */
+ * CLOCK_REALTIME's the same after it; then a coarse clock not served goes
+ * to the vDSO as libc's call does, with a jump (its coarse clocks never
+ * fail: no errno to set); everything else is gettime_rest()'s. */
 PRELOAD_API CYCLOCK__READ_PATH int clock_gettime(clockid_t id, struct timespec *ts)
 {
 	unsigned int mask = served_now();
+	gettime_fn *vdso;
 	int r;
 
 	if (cyclock_likely(id == CLOCK_MONOTONIC && !is_null(ts)) &&
@@ -352,6 +348,9 @@ PRELOAD_API CYCLOCK__READ_PATH int clock_gettime(clockid_t id, struct timespec *
 	if (id == CLOCK_REALTIME && !is_null(ts) &&
 	    serve_fine(mask, CLOCK_REALTIME, &cyclock__mono, CYCLOCK__REAL, ts, &r))
 		return r;
+	if ((id == CLOCK_MONOTONIC_COARSE || id == CLOCK_REALTIME_COARSE) &&
+	    !is_served(mask & COARSE, id) && !is_null(ts) && (vdso = cyclock__vdso_gettime()))
+		return vdso(id, ts);
 	return gettime_rest(mask, id, ts);
 }
 
