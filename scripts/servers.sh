@@ -86,8 +86,9 @@
 # SERVERS_REPS: the saturating load's repetitions, 3.  --seconds or
 # SERVERS_SECONDS: the low load's length (all its parts; each part whole
 # blocks of 4 s) and each saturating measurement's, whole seconds: 240,3.
-# --parts or SERVERS_PARTS: 6 (2-21).  The three servers: about 15 minutes
-# on 2 CPUs.  --servers or SERVERS_LIST: which, in that order.  --quick: 2
+# --parts or SERVERS_PARTS: 6 (2-21); more, shorter parts narrow a server
+# whose restarts differ most (redis on an Intel guest: ±5.6 % over 6, ±2.4 %
+# over 21, README).  The three servers: about 15 minutes on 2 CPUs.  --servers or SERVERS_LIST: which, in that order.  --quick: 2
 # repetitions, 24,1, 2 parts: about 2 minutes, a check that all works (its
 # spreads 4-30 %).  --aa or SERVERS_AA=1: the A/A check, no instance
 # preloaded (default and relaxed are none by other names): what identical
