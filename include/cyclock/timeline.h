@@ -216,6 +216,14 @@ CYCLOCK__READER uint64_t cyclock__counter_ordered(const struct cyclock__timeline
 	return cyclock_arch_counter_ordered_how(cyclock_atomic_load(&tl->how, CYCLOCK_RELAXED));
 }
 
+/* The offset @kind asks for, as copy @s keeps it (packed); 0 for none. */
+CYCLOCK__READER uint64_t cyclock__seg_off(const struct cyclock__seg *s, unsigned int kind)
+{
+	return kind & CYCLOCK__REAL   ? cyclock__load64(&s->off_real)
+	       : kind & CYCLOCK__BOOT ? cyclock__load64(&s->off_boot)
+				      : 0;
+}
+
 /*
  * The fast path of every counter clock, in parts: *base, the clock at
  * the segment's start's second (epoch_sec_ns), *since, the ns since then,
@@ -260,9 +268,7 @@ CYCLOCK__READER bool cyclock__read_parts(struct cyclock__timeline *tl, unsigned 
 			return false;
 		}
 		*base = cyclock__load64(&s->epoch_sec_ns);
-		*off = kind & CYCLOCK__REAL   ? cyclock__load64(&s->off_real)
-		       : kind & CYCLOCK__BOOT ? cyclock__load64(&s->off_boot)
-					      : 0;
+		*off = cyclock__seg_off(s, kind);
 		*since = (cyc * cyclock_atomic_load(&s->mult, CYCLOCK_RELAXED) +
 			  cyclock__load64(&s->epoch_k)) >>
 			 cyclock_atomic_load(&tl->shift, CYCLOCK_RELAXED);

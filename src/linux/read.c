@@ -151,9 +151,7 @@ static bool slow_load(struct cyclock__timeline *tl, unsigned int kind, struct sl
 	r->k = cyclock__load64(&s->epoch_k);
 	r->H = cyclock_atomic_load(&s->horizon_cyc, CYCLOCK_RELAXED);
 	r->mult = cyclock_atomic_load(&s->mult, CYCLOCK_RELAXED);
-	r->off = kind & CYCLOCK__REAL   ? cyclock__off_ns(cyclock__load64(&s->off_real))
-		 : kind & CYCLOCK__BOOT ? cyclock__off_ns(cyclock__load64(&s->off_boot))
-					: 0;
+	r->off = cyclock__off_ns(cyclock__seg_off(s, kind));
 	r->shift = cyclock_atomic_load(&tl->shift, CYCLOCK_RELAXED);
 	/* Kernel mode's moment to look again is the slow path's own line. */
 	r->recheck = r->H ? 0 : cyclock__load64(&tl->ext[r->word & 1].recheck_cyc);
