@@ -30,6 +30,10 @@ static inline void cyclock__vdso_gettime_set(cyclock__gettime_fn *fn)
 	cyclock_atomic_store(&cyclock__tl_of(0)->kernel_gettime, (uintptr_t)fn, CYCLOCK_RELAXED);
 }
 
+/* cyclock's preload's (src/preload/preload.c): what to call for the
+ * kernel's clock in place of @fn, the clock_gettime() a caller would
+ * reach; asked by next.c, where the process has the preload. */
+cyclock__gettime_fn *cyclock_preload_next_gettime(cyclock__gettime_fn *fn);
 /* next.c, or the preload's own: the clock_gettime() to call otherwise. */
 int cyclock__next_gettime(clockid_t id, struct timespec *ts);
 /* Inline: a read with no counter in use is this and little more; 0, or

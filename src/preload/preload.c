@@ -354,6 +354,28 @@ PRELOAD_API CYCLOCK__READ_PATH int clock_gettime(clockid_t id, struct timespec *
 	return gettime_rest(mask, id, ts);
 }
 
+/*
+ * For libcyclock.so in the same process (src/linux/next.c): what to call
+ * for the kernel's clock in place of @fn, the clock_gettime() it would
+ * reach.  When @fn is this library's, the next definition after it, which
+ * this library calls for the kernel's clock itself: a library that called
+ * ours would follow cyclock's clock, not the kernel's.  @fn otherwise.
+ * At load, perhaps before this library's constructor: it asks the dynamic
+ * linker itself.
+ */
+PRELOAD_API gettime_fn *cyclock_preload_next_gettime(gettime_fn *fn)
+{
+	gettime_fn *next = cyclock_atomic_load(&real_gettime, CYCLOCK_SEQ_CST);
+	Dl_info of_fn, here;
+
+	/* By object, not by address: this library's name for clock_gettime
+	 * is the program's, which may be a definition before it. */
+	if (!fn || !dladdr((void *)fn, &of_fn) || !dladdr((void *)pass_gettime, &here) ||
+	    of_fn.dli_fbase != here.dli_fbase)
+		return fn;
+	return next ? next : (gettime_fn *)dlsym(RTLD_NEXT, "clock_gettime");
+}
+
 /* With a timezone asked for, the kernel fills it: pass through. */
 PRELOAD_API int gettimeofday(struct timeval *restrict tv, void *restrict tz)
 {
