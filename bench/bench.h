@@ -122,6 +122,7 @@ struct bench_opts {
 	double duration_s;    /* --duration (accuracy); 0: its default */
 	bool quiet;           /* no progress */
 	long llc_bytes;       /* for cold: from the context */
+	long mid_bytes;       /* for cold: the cache below it (0: unknown) */
 };
 
 struct bench_scenario {

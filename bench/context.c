@@ -289,15 +289,34 @@ void bench_context_fill(struct bench_context *ctx, const char *argv0)
 	snprintf(ctx->describe, sizeof(ctx->describe), "%s", cyclock_describe());
 }
 
-long bench_llc_bytes(const struct bench_context *ctx)
+/* Where in @ctx's list the last level's data or unified cache is, or -1;
+ * of a level listed twice, the later entry. */
+static int llc_index(const struct bench_context *ctx)
 {
-	long best = 0;
-	int level = 0;
+	int best = -1;
 
 	for (int i = 0; i < ctx->n_caches; i++)
-		if (ctx->caches[i].level >= level && strcmp(ctx->caches[i].type, "Instruction")) {
-			level = ctx->caches[i].level;
-			best = ctx->caches[i].size;
-		}
-	return best > 0 ? best : 8L << 20;
+		if (strcmp(ctx->caches[i].type, "Instruction") &&
+		    (best < 0 || ctx->caches[i].level >= ctx->caches[best].level))
+			best = i;
+	return best;
+}
+
+long bench_llc_bytes(const struct bench_context *ctx)
+{
+	int i = llc_index(ctx);
+
+	return i >= 0 && ctx->caches[i].size > 0 ? ctx->caches[i].size : 8L << 20;
+}
+
+long bench_mid_cache_bytes(const struct bench_context *ctx)
+{
+	int top = llc_index(ctx), best = -1;
+
+	for (int i = 0; top >= 0 && i < ctx->n_caches; i++)
+		if (strcmp(ctx->caches[i].type, "Instruction") &&
+		    ctx->caches[i].level < ctx->caches[top].level &&
+		    (best < 0 || ctx->caches[i].level >= ctx->caches[best].level))
+			best = i;
+	return best >= 0 ? ctx->caches[best].size : 0;
 }

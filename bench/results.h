@@ -70,6 +70,9 @@ struct bench_context {
 void bench_context_fill(struct bench_context *ctx, const char *argv0);
 /* The last-level cache's size in bytes (8 MiB when unknown). */
 long bench_llc_bytes(const struct bench_context *ctx);
+/* The size of the largest data or unified cache below the last level
+ * (the L2, mostly), in bytes; 0 when unknown. */
+long bench_mid_cache_bytes(const struct bench_context *ctx);
 
 /* ---- the results of one run (results.c) ---- */
 

@@ -153,6 +153,15 @@ static void add_unknown_extra(struct table *t, const char *key)
 	add_extra_col(t, key, head, fmt, 6);
 }
 
+/* Histogram buckets are for the plot; a table cannot hold them.  A
+ * cost's noise is said in the cost's own cell.  Cold's eviction sizes
+ * say what the run did, the same on every row: the JSON keeps them. */
+static bool table_skips(const char *key)
+{
+	return !strncmp(key, "hist_", 5) || !strcmp(key, "clock_cost_noise_ns") ||
+	       !strcmp(key, "evict_bytes") || !strcmp(key, "flush_bytes");
+}
+
 static void add_extra_cols(struct table *t)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(known_extras); i++) {
@@ -166,11 +175,8 @@ static void add_extra_cols(struct table *t)
 
 		if (!bench__table_in_group(t, r))
 			continue;
-		/* Histogram buckets are for the plot; a table cannot hold them.
-		 * A cost's noise is said in the cost's own cell. */
 		for (size_t e = 0; e < r->n_extra; e++)
-			if (strncmp(r->extra[e].key, "hist_", 5) &&
-			    strcmp(r->extra[e].key, "clock_cost_noise_ns") &&
+			if (!table_skips(r->extra[e].key) &&
 			    !bench__table_has_col(t, r->extra[e].key))
 				add_unknown_extra(t, r->extra[e].key);
 	}

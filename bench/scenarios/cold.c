@@ -2,13 +2,30 @@
 /*
  * cold: what one call of each clock costs when nothing of it is cached,
  * as a program that asks the time now and then sees it.  This is Peter
- * Zijlstra's cache_cold_sched_clock() (Zijlstra 2013) in user space: before
- * each sample, write a buffer twice the size of the last-level cache, twice
- * over (one pass left a re-used line cached in up to 70% of samples here,
- * two in under 25%), which evicts the clock's code, its data, the vDSO's
- * pages and, with 4 KiB pages, the data TLB entries that map them; then
- * time one call between two fenced counter reads and subtract what the
- * bracket costs around an empty function.
+ * Zijlstra's cache_cold_sched_clock() (Zijlstra 2013) in user space: he
+ * wrote a buffer the size of his last-level cache before each call.  A
+ * sweep of the last level does not fit every machine: caches of hundreds
+ * of MiB are ordinary on servers, and twice such a cache written twice a
+ * sample took 40 s and 1 GB for --quick on a 480 MiB one.  So before each
+ * sample evict.c empties what the call may touch, at a cost set by the
+ * program, not by the cache:
+ *  - every line of every loaded object (the tool with cyclock linked in,
+ *    libc, ld.so, whose data holds libc's pointers into the vDSO, the
+ *    vDSO) and of the vDSO's data page, flushed (clflushopt): out of
+ *    every level, the last one included;
+ *  - a buffer twice the cache below the last level, 8 MiB at most,
+ *    written twice, one store a line, in 4 KiB pages: the L1 and L2 and
+ *    the first-level data TLB hold other data, as after real work;
+ *  - one read of each page of a span never written (16,384 pages, all
+ *    the kernel's zero page): the second-level TLB holds other pages.
+ * What no flush reaches is the page tables' own lines, which stay in the
+ * last level: a cold call's page walk finds them there, where the full
+ * sweep sent it to memory, so its figures are lower by about one walk
+ * from memory per page the call touches (docs/scenarios/cold.md has both).
+ * Without a flush a user may issue (anything but x86-64 here), evict.c
+ * falls back to the sweep, capped at 64 MiB.  Then time one call between
+ * two fenced counter reads and subtract what the bracket costs around an
+ * empty function.
  *
  * On x86-64 the call goes through a retpoline, so that the front end
  * cannot fetch the clock's code ahead of the first counter read: an lfence
@@ -17,34 +34,29 @@
  * before the bracket opens (the floors then looked warm).
  *
  * The clocks take turns sample by sample, so each sees the same stretch
- * of this shared machine.  A sample costs two passes over the buffer
- * (about 5 ms for 64 MiB here), whatever the clock: the default count is
- * therefore also bounded by a time budget, so that a run over every clock
- * stays within a minute (under two seconds with --quick); --repetitions
- * asks for an exact count and gets it.
+ * of this shared machine.  An eviction costs about half a millisecond
+ * here, whatever the clock: the default count is therefore also bounded
+ * by a time budget, so that a run over every clock stays within a minute
+ * (under two seconds with --quick); --repetitions asks for an exact count
+ * and gets it.
  */
 #define _GNU_SOURCE
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
 
 #include "bench.h"
 #include "bracket.h"
+#include "evict.h"
 
 #define COLD_SAMPLES 1000
 #define COLD_SAMPLES_QUICK 100
 #define COLD_BUDGET_NS 40e9      /* default samples stop here ... */
 #define COLD_BUDGET_NS_QUICK 1.7e9
 #define COLD_MIN_SAMPLES 5       /* ... but not before this many */
-#define COLD_PASSES 2            /* writes of the buffer per sample */
-#define COLD_LLC_FALLBACK (32L << 20)
 #define COLD_LINE 64
 
 struct cold {
-	unsigned char *map;          /* the eviction buffer, mmap()ed */
-	volatile unsigned char *buf; /* the same, written through volatile */
-	size_t len;
+	struct bench_evict evict;
 	struct bench_bracket bracket;
 	double *samples;             /* [clock][sample], ns */
 	int max_samples;
@@ -60,17 +72,11 @@ __attribute__((noinline)) static void warm_stack(void)
 		pad[i] = 0;
 }
 
-/*
- * Plain stores, one a line: memset() may use non-temporal stores for a
- * buffer this large, which go around the caches instead of filling them.
- * Then the stack and the bracket's own code come back, as they are warm
- * in a program (the empty bracket was timed warm).
- */
+/* The eviction (evict.c), then the stack and the bracket's own code come
+ * back, as they are warm in a program (the empty bracket was timed warm). */
 static void evict(const struct cold *k, unsigned int round)
 {
-	for (int pass = 0; pass < COLD_PASSES; pass++)
-		for (size_t i = 0; i < k->len; i += COLD_LINE)
-			k->buf[i] = (unsigned char)(round + (unsigned int)pass);
+	bench_evict_run(&k->evict, round);
 	warm_stack();
 	bench_bracket_warm(&k->bracket);
 	/* Pairs with nothing: it drains the store buffer, so that the timed
@@ -109,29 +115,6 @@ static int take_samples(const struct bench_opts *o, struct cold *k)
 	return r;
 }
 
-/* The buffer, in 4 KiB pages so that writing it evicts the data TLB too
- * (16,384 pages for 64 MiB), and faulted in before any sample.  0, or -1
- * after saying why. */
-static int alloc_buffer(const struct bench_opts *o, struct cold *k)
-{
-	void *p;
-
-	k->len = 2 * (size_t)(o->llc_bytes > 0 ? o->llc_bytes : COLD_LLC_FALLBACK);
-	p = mmap(NULL, k->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED) {
-		bench_error("cold: no memory for the %zu MiB eviction buffer",
-			k->len >> 20);
-		return -1;
-	}
-#ifdef MADV_NOHUGEPAGE
-	madvise(p, k->len, MADV_NOHUGEPAGE);
-#endif
-	memset(p, 1, k->len);
-	k->map = p;
-	k->buf = p;
-	return 0;
-}
-
 static int add_results(const struct bench_opts *o, struct bench_run *run,
 		       const struct cold *k, int got)
 {
@@ -143,6 +126,8 @@ static int add_results(const struct bench_opts *o, struct bench_run *run,
 		if (!r)
 			return -1;
 		bench_result_extra(r, "bracket_ns", bench_bracket_empty_ns(&k->bracket));
+		bench_result_extra(r, "evict_bytes", (double)k->evict.buf_len);
+		bench_result_extra(r, "flush_bytes", (double)k->evict.flush_bytes);
 	}
 	return 0;
 }
@@ -160,7 +145,7 @@ int bench_cold(const struct bench_opts *o, struct bench_run *run)
 		bench_error("cold: out of memory");
 		return -1;
 	}
-	if (alloc_buffer(o, &k) != 0) {
+	if (bench_evict_init(&k.evict, o->mid_bytes, o->llc_bytes) != 0) {
 		free(k.samples);
 		return -1;
 	}
@@ -173,7 +158,7 @@ int bench_cold(const struct bench_opts *o, struct bench_run *run)
 	got = take_samples(o, &k);
 	bench_unpin(&saved);
 	rc = add_results(o, run, &k, got);
-	munmap(k.map, k.len);
+	bench_evict_free(&k.evict);
 	free(k.samples);
 	return rc;
 }

@@ -322,6 +322,7 @@ int cmd_bench(int argc, char **argv)
 	bench_run_init(&run);
 	bench_context_fill(&run.ctx, tool_argv0);
 	a.o.llc_bytes = bench_llc_bytes(&run.ctx);
+	a.o.mid_bytes = bench_mid_cache_bytes(&run.ctx);
 	failed = run_scenarios(&a, &run);
 	/* The files first: a reader of the table that stops early ("| head",
 	 * SIGPIPE) must not cost them.  Standard output is checked in main(). */
