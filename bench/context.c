@@ -123,8 +123,7 @@ static int cpu_list_count(const char *list)
 	return count > 0 ? (int)count : 1;
 }
 
-/* Above any cache made: a size this large is garbage (and the cold
- * scenario allocates twice the last level's). */
+/* Above any cache made: a size this large is garbage. */
 #define MAX_CACHE_BYTES (16ULL << 30)
 
 /* "32K", "1024K", "32768K", "8M" in bytes; 0 when it is not a size
