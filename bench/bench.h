@@ -197,6 +197,8 @@ int bench_engine(const struct bench_opts *o, struct bench_run *run);
 void bench_fmt_ns(char *buf, size_t len, double ns);
 /* A count: grouped below 100,000 ("12,345"), else three figures and k, M, G. */
 void bench_fmt_count(char *buf, size_t len, double v);
+/* A ratio: "0.95x", "12.4x" (the tables' and the verdict's one format). */
+void bench_fmt_ratio(char *buf, size_t len, double v);
 /* Writes @data to @path: a regular file (or none yet) atomically (a
  * temporary beside it, synced, renamed over it, with the old file's mode
  * and owner; through a symbolic link, its target), anything else (a
@@ -243,6 +245,12 @@ size_t bench_text_char_len(const char *s);
 /* report/table.c: the readable table, grouped by scenario, with ratios to
  * the floors where the run has them and a mark on noisy figures. */
 void bench_report_table(FILE *f, const struct bench_run *run);
+/* report/verdict.c: at most ten lines after the default run's tables:
+ * cyclock_now() against the vDSO warm, after a gap and cold, the relaxed
+ * clock, whether the counter is trusted and why, the ordered read chosen;
+ * each ratio as the tables show it.  Lines whose rows @run lacks are left
+ * out. */
+void bench_report_verdict(FILE *f, const struct bench_run *run);
 /* Whether this build reads and writes JSON (false without jansson, when
  * json/nojson.c stands in for the JSON files below). */
 extern const bool bench_json_supported;

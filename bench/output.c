@@ -47,6 +47,12 @@ void bench_fmt_ns(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.0f %s", v, units[u]);
 }
 
+/* A ratio as the tables show it: "0.95x", "12.4x". */
+void bench_fmt_ratio(char *buf, size_t len, double v)
+{
+	snprintf(buf, len, fabs(v) < 9.995 ? "%.2fx" : "%.1fx", v);
+}
+
 /* A whole number with thousands grouped: "12,345". */
 static void fmt_grouped(char *buf, size_t len, double v)
 {

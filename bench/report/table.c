@@ -65,7 +65,7 @@ static void fmt_value(char *buf, size_t len, enum fmt f, double v)
 		snprintf(buf, len, "%.1f", v);
 		break;
 	case FMT_RATIO:
-		snprintf(buf, len, fabs(v) < 9.995 ? "%.2fx" : "%.1fx", v);
+		bench_fmt_ratio(buf, len, v);
 		break;
 	default:
 		fmt_num(buf, len, v);

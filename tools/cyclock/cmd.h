@@ -28,6 +28,9 @@ extern const char *tool_argv0;
 
 int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+/* cmd_bench() with the verdict after the tables (bench_report_verdict()):
+ * the default job's. */
+int cmd_bench_verdict(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_run(int argc, char **argv);

@@ -308,7 +308,8 @@ static void defaults(struct bench_args *a)
 			a->scenarios[a->n_scenarios++] = &s[i];
 }
 
-int cmd_bench(int argc, char **argv)
+/* cmd_bench(), and with @verdict the verdict after the tables. */
+static int bench_command(int argc, char **argv, bool verdict)
 {
 	struct bench_args a = { .o.quiet = tool_quiet };
 	struct bench_run run;
@@ -333,6 +334,20 @@ int cmd_bench(int argc, char **argv)
 	to_stdout = (a.json && !strcmp(a.json, "-")) || (a.csv && !strcmp(a.csv, "-"));
 	if (!to_stdout)
 		bench_report_table(stdout, &run);
+	if (!to_stdout && verdict) {
+		putchar('\n');
+		bench_report_verdict(stdout, &run);
+	}
 	bench_run_free(&run);
 	return failed ? EXIT_FAIL : EXIT_OK;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	return bench_command(argc, argv, false);
+}
+
+int cmd_bench_verdict(int argc, char **argv)
+{
+	return bench_command(argc, argv, true);
 }

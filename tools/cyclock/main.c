@@ -57,7 +57,7 @@ static int default_job(void)
 		return rc;
 	putchar('\n');
 	fflush(stdout);
-	return cmd_bench(2, bench);
+	return cmd_bench_verdict(2, bench);
 }
 
 /* A standard stream the caller closed (">&-") is held open on /dev/null,
