@@ -22,7 +22,7 @@
 #define SWEEP_MAX (64L << 20)   /* without a flush: twice the last level, capped */
 #define LLC_FALLBACK (32L << 20)
 #define TLB_PAGES 16384         /* four times the largest second-level TLB, 4096 */
-#define PASSES 2                /* writes of the buffer per eviction */
+#define PASSES 2 /* writes a sample: one pass of the old sweep left re-used lines cached */
 
 static void add_range(struct bench_evict *e, uintptr_t lo, uintptr_t hi)
 {
@@ -175,7 +175,7 @@ int bench_evict_init(struct bench_evict *e, long mid_bytes, long llc_bytes)
 		return -1;
 	memset(e->buf, 1, e->buf_len);
 	/* Never written: every page maps the one zero page, so the span
-	 * costs page tables (32 KiB) and TLB entries, no memory. */
+	 * costs page tables (128 KiB) and TLB entries, no memory. */
 	e->tlb_len = (size_t)TLB_PAGES * PAGE;
 	e->tlb = map_pages(e->tlb_len, PROT_READ, "span of pages");
 	if (!e->tlb) {
