@@ -37,7 +37,11 @@ CYCLOCK_LAYOUT_ASSERT(sizeof(struct cyclock__timeline) == 4 * CYCLOCK_CACHELINE 
 CYCLOCK__READ_PATH_PAGE;
 #endif
 
-static clockid_t kernel_id(unsigned int kind)
+/* The slow paths' parts, inlined into each: one the compiler kept apart
+ * would be outside the read path's section, on a page of its own. */
+#define PART static inline __attribute__((always_inline))
+
+PART clockid_t kernel_id(unsigned int kind)
 {
 	if (kind & CYCLOCK__RAW)
 		return CLOCK_MONOTONIC_RAW;
@@ -60,7 +64,7 @@ static clockid_t kernel_id(unsigned int kind)
  * reads after longer gaps, even a few clocks at each, is served the
  * kernel's clock.
  */
-static bool resync_pays(const struct cyclock__timeline *tl, int64_t past, uint64_t cyc)
+PART bool resync_pays(const struct cyclock__timeline *tl, int64_t past, uint64_t cyc)
 {
 	if (past < 0)
 		return false;
@@ -72,7 +76,7 @@ static bool resync_pays(const struct cyclock__timeline *tl, int64_t past, uint64
 
 /* A read at counter @cyc served the kernel's clock (resync_pays()).  Plain
  * stores: a count lost to a race only delays a resync. */
-static void served(struct cyclock__timeline *tl, uint64_t cyc)
+PART void served(struct cyclock__timeline *tl, uint64_t cyc)
 {
 	uint32_t row = cyclock_atomic_load(&tl->served_row, CYCLOCK_RELAXED);
 
@@ -94,8 +98,8 @@ static void served(struct cyclock__timeline *tl, uint64_t cyc)
  * value (an add of 0 the CPU cannot see through), so the swap cannot
  * happen before the kernel's counter read did.
  */
-static bool serve(struct cyclock__timeline *tl, uint64_t word, uint64_t k, uint64_t floor,
-		  uint64_t *ns)
+PART bool serve(struct cyclock__timeline *tl, uint64_t word, uint64_t k, uint64_t floor,
+		uint64_t *ns)
 {
 	if (k <= floor) {
 		*ns = floor;
@@ -119,14 +123,14 @@ struct slow_read {
 
 /* The segment's value at counter @cyc in [P, P+H], the fast path's formula
  * (exact up to the horizon: cyclock/timeline.h). */
-static uint64_t slow_value(const struct slow_read *r, uint64_t cyc)
+PART uint64_t slow_value(const struct slow_read *r, uint64_t cyc)
 {
 	return r->sec_ns + ((cyc * r->mult + r->k) >> r->shift);
 }
 
 /* Whether the library reads the counter, so that a resync has a track to
  * follow (a counter segment, horizon_cyc > 0, says so by itself). */
-static bool on_counter(const struct slow_read *r)
+PART bool on_counter(const struct slow_read *r)
 {
 	return r->H || (cyclock_atomic_load(&cyclock__host.state, CYCLOCK_ACQUIRE) ==
 				INIT_DONE &&
@@ -135,8 +139,8 @@ static bool on_counter(const struct slow_read *r)
 
 /* The segment's copy that @r->word names, and @r->cyc read after it
  * unless @again is false (the fast path's own); false if torn. */
-static bool slow_load(struct cyclock__timeline *tl, unsigned int kind, struct slow_read *r,
-		      bool again)
+PART bool slow_load(struct cyclock__timeline *tl, unsigned int kind, struct slow_read *r,
+		    bool again)
 {
 	const struct cyclock__seg *s;
 
@@ -158,19 +162,52 @@ static bool slow_load(struct cyclock__timeline *tl, unsigned int kind, struct sl
 	return !cyclock__tl_retry(tl, r->word);
 }
 
+/* Serve the kernel's clock for @kind, at least the floor of the copy in
+ * @r, counted and noted (serve(), served()): the value in *@ns, or false
+ * if the sequence moved (read again). */
+PART bool serve_noted(struct cyclock__timeline *tl, unsigned int kind,
+		      const struct slow_read *r, uint64_t *ns)
+{
+	/* REALTIME and BOOTTIME: the kernel's own, so that a step of the
+	 * system clock shows at once; the floor with the segment's offset. */
+	uint64_t floor = slow_value(r, r->P + r->H) + r->off;
+
+	if (!serve(tl, r->word, cyclock__kernel_ns(kernel_id(kind)), floor, ns))
+		return false;
+	served(tl, r->cyc);
+	return true;
+}
+
+/*
+ * The slow path's common case, alone so that it is a few lines of code
+ * that a read after a pause fetches (docs/hosted.md, "A read after a
+ * pause"): the copy @r holds a counter segment, its counter is past the
+ * horizon and a resync does not pay.  The value in *@ns, or false for
+ * counter_slow() to decide, from the start.
+ */
+PART bool serve_past(struct cyclock__timeline *tl, unsigned int kind,
+		     const struct slow_read *r, uint64_t *ns)
+{
+	int64_t past = (int64_t)(r->cyc - r->P - r->H);
+
+	if (cyclock_unlikely(!r->H || past < 0 || resync_pays(tl, past, r->cyc)))
+		return false;
+	return serve_noted(tl, kind, r, ns);
+}
+
 /*
  * The timeline's slow path once initialised on the counter, or before
  * the timelines start (kernel mode with floor 0): the cases at the top.
  * Starts from the fast path's word and counter (@word, @cyc).  The value
  * with @kind's offset.
  */
-static uint64_t timeline_slow(unsigned int kind, uint64_t word, uint64_t cyc)
+PART uint64_t timeline_slow(unsigned int kind, uint64_t word, uint64_t cyc)
 {
 	bool raw = kind & CYCLOCK__RAW;
 	struct cyclock__timeline *tl = cyclock__tl_of(kind);
 	struct cyclock__track *tr = raw ? &cyclock__tracks.raw : &cyclock__tracks.mono;
 	struct slow_read r = { .word = word, .cyc = cyc };
-	uint64_t floor, ns;
+	uint64_t ns;
 	int64_t past;
 
 	for (int pass = 0;; pass++) {
@@ -190,18 +227,13 @@ static uint64_t timeline_slow(unsigned int kind, uint64_t word, uint64_t cyc)
 		if (pass < CYCLOCK_SLOW_PASSES && resync_pays(tl, r.H ? past : (int64_t)(r.cyc - r.recheck), r.cyc) &&
 		    on_counter(&r) && cyclock__resync(tr, false, false))
 			continue;
-		/* REALTIME and BOOTTIME: the kernel's own, so that a step of the
-		 * system clock shows at once; the floor with the segment's offset. */
-		floor = slow_value(&r, r.P + r.H) + r.off;
-		if (!serve(tl, r.word, cyclock__kernel_ns(kernel_id(kind)), floor, &ns))
-			continue;
-		served(tl, r.cyc);
-		return ns;
+		if (serve_noted(tl, kind, &r, &ns))
+			return ns;
 	}
 }
 
 /* The kernel's clock of @kind, or cyclock_local()'s per-CPU clock. */
-static inline __attribute__((always_inline)) uint64_t kernel_value(unsigned int kind)
+PART uint64_t kernel_value(unsigned int kind)
 {
 	if ((kind & CYCLOCK__LOCAL) &&
 	    cyclock_atomic_load(&cyclock__setup.local_percpu, CYCLOCK_SEQ_CST))
@@ -209,9 +241,9 @@ static inline __attribute__((always_inline)) uint64_t kernel_value(unsigned int 
 	return cyclock__kernel_ns(kernel_id(kind));
 }
 
-/* cyclock__slow() with a counter in use, or before initialisation. */
-static CYCLOCK__READ_PATH __attribute__((noinline)) uint64_t counter_slow(unsigned int kind, uint64_t word,
-							uint64_t cyc)
+/* timeline_or_past() but for serve_past()'s case. */
+static CYCLOCK__READ_PATH __attribute__((noinline, cold)) uint64_t
+counter_slow(unsigned int kind, uint64_t word, uint64_t cyc)
 {
 	/* A counter segment (horizon_cyc > 0) means initialised on the counter. */
 	if (!cyclock_atomic_load(&cyclock__tl_of(kind)->seg[word & 1].horizon_cyc,
@@ -225,14 +257,29 @@ static CYCLOCK__READ_PATH __attribute__((noinline)) uint64_t counter_slow(unsign
 	return timeline_slow(kind, word, cyc);
 }
 
+/* cyclock__slow() with a counter in use, or before initialisation:
+ * serve_past()'s case here, the rest in counter_slow(). */
+static CYCLOCK__READ_PATH __attribute__((noinline)) uint64_t
+timeline_or_past(unsigned int kind, uint64_t word, uint64_t cyc)
+{
+	struct cyclock__timeline *tl = cyclock__tl_of(kind);
+	struct slow_read r = { .word = word, .cyc = cyc };
+	uint64_t ns;
+
+	if (cyclock_likely(slow_load(tl, kind, &r, false) && serve_past(tl, kind, &r, &ns)))
+		return ns;
+	return counter_slow(kind, word, cyc);
+}
+
 CYCLOCK__READ_PATH uint64_t cyclock__slow(unsigned int kind, uint64_t word, uint64_t cyc)
 {
 	/* No counter in use (set once initialised, with release): the
-	 * kernel's clock, for a load and a call more than its own. */
+	 * kernel's clock, for a load and a call more than its own; kept
+	 * apart from the frame the rest needs. */
 	if (cyclock_atomic_load(&cyclock__tl_of(kind)->how, CYCLOCK_ACQUIRE) ==
 	    CYCLOCK__HOW_KERNEL)
 		return kernel_value(kind);
-	return counter_slow(kind, word, cyc);
+	return timeline_or_past(kind, word, cyc);
 }
 
 /* At load, before main() and any seccomp filter of the program's: what
@@ -243,10 +290,43 @@ __attribute__((constructor)) static void reads_at_load(void)
 	cyclock__load();
 }
 
-/* The public clocks: the fast path inlined, on their timeline. */
-static inline __attribute__((always_inline)) uint64_t read_kind(unsigned int kind)
+/* kernel_value() for read_kind(), one function for each clock: apart, so
+ * that the fast path keeps no frame, and with its kind folded in. */
+#define KERNEL_READ(name, kind)                                                   \
+	static CYCLOCK__READ_PATH __attribute__((noinline)) uint64_t name(void) \
+	{                                                                         \
+		return kernel_value(kind);                                        \
+	}
+KERNEL_READ(kernel_mono, 0)
+KERNEL_READ(kernel_raw, CYCLOCK__RAW)
+KERNEL_READ(kernel_real, CYCLOCK__REAL)
+KERNEL_READ(kernel_boot, CYCLOCK__BOOT)
+KERNEL_READ(kernel_local, CYCLOCK__LOCAL)
+
+PART uint64_t kernel_read(unsigned int kind)
 {
-	return cyclock__read(cyclock__tl_read(kind), kind);
+	return kind & CYCLOCK__RAW    ? kernel_raw()
+	       : kind & CYCLOCK__REAL  ? kernel_real()
+	       : kind & CYCLOCK__BOOT  ? kernel_boot()
+	       : kind & CYCLOCK__LOCAL ? kernel_local()
+				       : kernel_mono();
+}
+
+/* The public clocks: the fast path inlined, on their timeline; with no
+ * counter in use, the kernel's clock without cyclock__slow()'s dispatch on
+ * @kind, so that such a read costs little more than the kernel's own (the
+ * check is cyclock__slow()'s: the acquire pairs with init's release of
+ * how); the rest in cyclock__slow(). */
+PART uint64_t read_kind(unsigned int kind)
+{
+	struct cyclock__timeline *tl = cyclock__tl_read(kind);
+	uint64_t base, since, off;
+
+	if (cyclock_likely(cyclock__read_parts(tl, kind, &base, &since, &off)))
+		return base + since + cyclock__off_ns(off);
+	if (cyclock_atomic_load(&tl->how, CYCLOCK_ACQUIRE) == CYCLOCK__HOW_KERNEL)
+		return kernel_read(kind);
+	return cyclock__slow(kind, base, since);
 }
 
 CYCLOCK__READ_PATH uint64_t cyclock_now(void)
