@@ -36,15 +36,21 @@ int cmd_plot(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 
-/* Before a command's getopt_long() loop: start at its first argument
- * (optind 0 restarts GNU getopt, and main() may run two commands) with
- * getopt's own messages off, since each command words its errors. */
-void tool_getopt_start(void);
-/* After getopt_long() returned @opt, '?' or ':' (the optstring starting
- * with ':'), in command @cmd: one line naming the option as given ("-x"
- * of "-xq", "--json" missing its value, "--quick=1").  The long options'
- * values must be 256 or more, so that they are told from short ones. */
-void tool_bad_option(const char *cmd, char **argv, int opt);
+struct option;
+/* A command's options in @argv (argv[0] its name, @cmd), through
+ * getopt_long() with getopt's own messages off.  @shortopts starts with
+ * ':' (after a '+' where the options end at the first operand), so that a
+ * missing value is told from a bad option; the long options' values are
+ * 256 or more, so that the errors tell them from short ones.  -h and
+ * --help end the loop; every other option goes to @take(@ctx, opt,
+ * optarg), which returns 0 to go on or -1 after a one-line error.
+ * Returns 0 with optind at the first operand, 1 after -h or --help (the
+ * caller prints its help), -1 after a one-line error: a bad option says
+ * which, as given ("-x" of "-xq", "--json" missing its value,
+ * "--quick=1"). */
+int tool_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+		const struct option *longopts, int (*take)(void *ctx, int opt, char *arg),
+		void *ctx);
 
 /* Help texts are at most this wide (columns, the newline excluded). */
 #define TOOL_HELP_WIDTH 79

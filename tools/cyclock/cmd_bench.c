@@ -148,7 +148,7 @@ static int check_output(const char *opt, const char *path)
 	return -1;
 }
 
-/* The long options' values: 256 and up (see tool_bad_option()). */
+/* The long options' values: 256 and up (see tool_getopt()). */
 enum {
 	OPT_CLOCKS = 256,
 	OPT_THREADS,
@@ -161,8 +161,9 @@ enum {
 	OPT_HELP,
 };
 
-static int parse_option(struct bench_args *a, int opt, char *arg)
+static int parse_option(void *ctx, int opt, char *arg)
 {
+	struct bench_args *a = ctx;
 	double d;
 	char *end;
 
@@ -250,21 +251,12 @@ static int parse_args(struct bench_args *a, int argc, char **argv)
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt;
+	int rc = tool_getopt("bench", argc, argv, ":qh", longopts, parse_option, a);
 
-	tool_getopt_start();
-	while ((opt = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
-		if (opt == 'h' || opt == OPT_HELP) {
-			usage(stdout);
-			return 1;
-		}
-		if (opt == '?' || opt == ':') {
-			tool_bad_option("bench", argv, opt);
-			return -1;
-		}
-		if (parse_option(a, opt, optarg) != 0)
-			return -1;
-	}
+	if (rc > 0)
+		usage(stdout);
+	if (rc)
+		return rc;
 	for (; optind < argc; optind++) {
 		const struct bench_scenario *s = bench_scenario_find(argv[optind]);
 

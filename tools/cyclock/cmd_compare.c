@@ -163,33 +163,31 @@ static int parse_threshold(const char *s, double *v)
 	return 0;
 }
 
+static int take_option(void *ctx, int opt, char *arg)
+{
+	(void)opt; /* -t, --threshold: the one option */
+	return parse_threshold(arg, ctx);
+}
+
 /* Options into @threshold; the first file's index, or -1 (after printing
  * why, or the help with *@help set). */
 static int parse_args(int argc, char **argv, double *threshold, bool *help)
 {
-	/* The long options' values: 256 and up (see tool_bad_option()). */
+	/* The long options' values: 256 and up (see tool_getopt()). */
 	enum { OPT_THRESHOLD = 256, OPT_HELP };
 	static const struct option longopts[] = {
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt;
+	int rc = tool_getopt("compare", argc, argv, ":ht:", longopts, take_option, threshold);
 
-	tool_getopt_start();
-	while ((opt = getopt_long(argc, argv, ":ht:", longopts, NULL)) != -1) {
-		if (opt == 'h' || opt == OPT_HELP) {
-			usage(stdout);
-			*help = true;
-			return -1;
-		} else if (opt == 't' || opt == OPT_THRESHOLD) {
-			if (parse_threshold(optarg, threshold))
-				return -1;
-		} else {
-			tool_bad_option("compare", argv, opt);
-			return -1;
-		}
+	if (rc > 0) {
+		usage(stdout);
+		*help = true;
 	}
+	if (rc)
+		return -1;
 	if (argc - optind < 2) {
 		tool_error("compare: needs two files or more (see cyclock compare --help)");
 		return -1;

@@ -320,8 +320,21 @@ static int check_output(const char *path)
 	return -1;
 }
 
-/* The long options' values: 256 and up (see tool_bad_option()). */
+/* The long options' values: 256 and up (see tool_getopt()). */
 enum { OPT_FORMAT = 256, OPT_JSON, OPT_BENCH, OPT_OUTPUT };
+
+static int take_option(void *ctx, int opt, char *arg)
+{
+	struct info_args *a = ctx;
+
+	if ((opt == OPT_FORMAT && parse_format(a, arg)) ||
+	    (opt == OPT_OUTPUT && strcmp(arg, "-") && check_output(arg)))
+		return -1;
+	a->fmt = opt == OPT_JSON ? INFO_JSON : a->fmt;
+	a->bench |= opt == OPT_BENCH;
+	a->output = opt == OPT_OUTPUT ? arg : a->output;
+	return 0;
+}
 
 /* 0 to go on, 1 after --help, -1 after a one-line error. */
 static int parse_args(struct info_args *a, int argc, char **argv)
@@ -334,25 +347,12 @@ static int parse_args(struct info_args *a, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt;
+	int rc = tool_getopt("info", argc, argv, ":h", longopts, take_option, a);
 
-	tool_getopt_start();
-	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (opt == 'h') {
-			usage();
-			return 1;
-		}
-		if (opt == '?' || opt == ':') {
-			tool_bad_option("info", argv, opt);
-			return -1;
-		}
-		if ((opt == OPT_FORMAT && parse_format(a, optarg)) ||
-		    (opt == OPT_OUTPUT && strcmp(optarg, "-") && check_output(optarg)))
-			return -1;
-		a->fmt = opt == OPT_JSON ? INFO_JSON : a->fmt;
-		a->bench |= opt == OPT_BENCH;
-		a->output = opt == OPT_OUTPUT ? optarg : a->output;
-	}
+	if (rc > 0)
+		usage();
+	if (rc)
+		return rc;
 	if (optind < argc) {
 		tool_error("info: unexpected argument '%s' (see 'cyclock info --help')",
 			   argv[optind]);

@@ -65,8 +65,19 @@ static int check_out(struct plot_opts *o)
 	return 0;
 }
 
-/* The long options' values: 256 and up (see tool_bad_option()). */
+/* The long options' values: 256 and up (see tool_getopt()). */
 enum { OPT_OUT = 256, OPT_TABLE, OPT_HELP };
+
+static int take_option(void *ctx, int opt, char *arg)
+{
+	struct plot_opts *o = ctx;
+
+	if (opt == OPT_TABLE)
+		o->table = true;
+	else
+		o->out = arg; /* -o, --out */
+	return 0;
+}
 
 /* 0: parsed; 1: --help was asked for; -1: a usage error, printed. */
 static int parse(int argc, char **argv, struct plot_opts *o)
@@ -77,21 +88,10 @@ static int parse(int argc, char **argv, struct plot_opts *o)
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt;
+	int rc = tool_getopt("plot", argc, argv, ":ho:", longopts, take_option, o);
 
-	tool_getopt_start();
-	while ((opt = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
-		if (opt == 'h' || opt == OPT_HELP)
-			return 1;
-		if (opt == 'o' || opt == OPT_OUT) {
-			o->out = optarg;
-		} else if (opt == OPT_TABLE) {
-			o->table = true;
-		} else {
-			tool_bad_option("plot", argv, opt);
-			return -1;
-		}
-	}
+	if (rc)
+		return rc;
 	for (; optind < argc; optind++) {
 		if (o->in) {
 			tool_error("plot: one input file only ('%s' and '%s')", o->in, argv[optind]);

@@ -85,13 +85,35 @@ static int set_preload(const char *lib)
 	return rc;
 }
 
-/* The long options' values: 256 and up (see tool_bad_option()). */
+/* The long options' values: 256 and up (see tool_getopt()). */
 enum { OPT_CLOCKS = 256, OPT_RELAXED, OPT_HELP };
+
+struct run_opts {
+	const char *clocks;
+	bool verbose, relaxed;
+};
+
+static int take_option(void *ctx, int opt, char *arg)
+{
+	struct run_opts *o = ctx;
+
+	if (opt == 'v') {
+		o->verbose = true;
+	} else if (opt == OPT_RELAXED) {
+		o->relaxed = true;
+	} else if (arg[0]) {
+		o->clocks = arg; /* --clocks, the one option with a value */
+	} else {
+		tool_error("run: --clocks needs a value (see 'cyclock run --help')");
+		return -1;
+	}
+	return 0;
+}
 
 /* Options up to the command, which getopt leaves alone ("+", as env(1)
  * does: "cyclock run prog --help" is prog's --help).  The command's index
  * in @argv; 0 after --help; -1 after saying what is wrong. */
-static int parse(int argc, char **argv, const char **clocks, bool *verbose, bool *relaxed)
+static int parse(int argc, char **argv, struct run_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "clocks", required_argument, NULL, OPT_CLOCKS },
@@ -99,27 +121,12 @@ static int parse(int argc, char **argv, const char **clocks, bool *verbose, bool
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt;
+	int rc = tool_getopt("run", argc, argv, "+:hv", longopts, take_option, o);
 
-	tool_getopt_start();
-	while ((opt = getopt_long(argc, argv, "+:hv", longopts, NULL)) != -1) {
-		if (opt == 'h' || opt == OPT_HELP) {
-			run_usage();
-			return 0;
-		} else if (opt == 'v') {
-			*verbose = true;
-		} else if (opt == OPT_RELAXED) {
-			*relaxed = true;
-		} else if (opt == OPT_CLOCKS && optarg[0]) {
-			*clocks = optarg;
-		} else if (opt == OPT_CLOCKS) {
-			tool_error("run: --clocks needs a value (see 'cyclock run --help')");
-			return -1;
-		} else {
-			tool_bad_option("run", argv, opt);
-			return -1;
-		}
-	}
+	if (rc > 0)
+		run_usage();
+	if (rc)
+		return rc > 0 ? 0 : -1;
 	if (optind == argc) {
 		tool_error("run: no command (%s)", RUN_USAGE);
 		return -1;
@@ -129,14 +136,14 @@ static int parse(int argc, char **argv, const char **clocks, bool *verbose, bool
 
 int cmd_run(int argc, char **argv)
 {
-	const char *clocks = NULL, *lib, *how;
+	struct run_opts o = { NULL, false, false };
+	const char *lib, *how;
 	char buf[PATH_MAX + 64];
-	bool verbose = false, relaxed = false;
 	int i;
 
-	if ((i = parse(argc, argv, &clocks, &verbose, &relaxed)) <= 0)
+	if ((i = parse(argc, argv, &o)) <= 0)
 		return i < 0 ? EXIT_USAGE : EXIT_OK;
-	if (clocks && !clocks_valid(clocks))
+	if (o.clocks && !clocks_valid(o.clocks))
 		return EXIT_USAGE;
 	lib = bench_preload_path(buf, sizeof(buf), &how);
 	if (!lib) {
@@ -144,19 +151,19 @@ int cmd_run(int argc, char **argv)
 			   bench_preload_installed);
 		return EXIT_FAIL;
 	}
-	if (verbose)
+	if (o.verbose)
 		fprintf(stderr, "cyclock: run: preload %s (%s)\n", lib, how);
 	/* Unset unless asked: an inherited setting must not make it relaxed. */
-	if (set_preload(lib) || (clocks && setenv("CYCLOCK_PRELOAD_CLOCKS", clocks, 1)) ||
-	    (relaxed ? setenv("CYCLOCK_PRELOAD_RELAXED", "1", 1)
-		     : unsetenv("CYCLOCK_PRELOAD_RELAXED"))) {
+	if (set_preload(lib) || (o.clocks && setenv("CYCLOCK_PRELOAD_CLOCKS", o.clocks, 1)) ||
+	    (o.relaxed ? setenv("CYCLOCK_PRELOAD_RELAXED", "1", 1)
+		       : unsetenv("CYCLOCK_PRELOAD_RELAXED"))) {
 		tool_error("run: cannot set the environment: %s", strerror(errno));
 		return EXIT_FAIL;
 	}
-	if (verbose)
+	if (o.verbose)
 		fprintf(stderr, "cyclock: run: LD_PRELOAD=%s%s%s%s\n", getenv("LD_PRELOAD"),
-			clocks ? " CYCLOCK_PRELOAD_CLOCKS=" : "", clocks ? clocks : "",
-			relaxed ? " CYCLOCK_PRELOAD_RELAXED=1" : "");
+			o.clocks ? " CYCLOCK_PRELOAD_CLOCKS=" : "", o.clocks ? o.clocks : "",
+			o.relaxed ? " CYCLOCK_PRELOAD_RELAXED=1" : "");
 	execvp(argv[i], argv + i);
 	tool_error("run: %s: %s", argv[i], strerror(errno));
 	return errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;

@@ -187,6 +187,25 @@ static int parse_pid(const char *arg, pid_t *pid)
 	return 0;
 }
 
+static int take_option(void *ctx, int opt, char *arg)
+{
+	enum status_format *fmt = ctx;
+
+	if (opt == OPT_JSON) {
+		*fmt = ST_JSON;
+	} else if (!strcmp(arg, "text")) {
+		*fmt = ST_TEXT;
+	} else if (!strcmp(arg, "json")) {
+		*fmt = ST_JSON;
+	} else if (!strcmp(arg, "prometheus")) {
+		*fmt = ST_PROMETHEUS;
+	} else {
+		tool_error("status: --format wants text, json or prometheus, not '%s'", arg);
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_status(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -199,31 +218,13 @@ int cmd_status(int argc, char **argv)
 	struct status_of *ps;
 	pid_t *pids;
 	size_t n = 0;
-	int opt, rc = EXIT_OK;
+	int rc = tool_getopt("status", argc, argv, ":h", longopts, take_option, &fmt);
 
-	tool_getopt_start();
-	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (opt == 'h') {
-			usage();
-			return EXIT_OK;
-		}
-		if (opt == '?' || opt == ':') {
-			tool_bad_option("status", argv, opt);
-			return EXIT_USAGE;
-		}
-		if (opt == OPT_JSON) {
-			fmt = ST_JSON;
-		} else if (!strcmp(optarg, "text")) {
-			fmt = ST_TEXT;
-		} else if (!strcmp(optarg, "json")) {
-			fmt = ST_JSON;
-		} else if (!strcmp(optarg, "prometheus")) {
-			fmt = ST_PROMETHEUS;
-		} else {
-			tool_error("status: --format wants text, json or prometheus, not '%s'", optarg);
-			return EXIT_USAGE;
-		}
-	}
+	if (rc > 0)
+		usage();
+	if (rc)
+		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+	rc = EXIT_OK;
 	if (optind == argc) {
 		tool_error("status: which process? (see 'cyclock status --help')");
 		return EXIT_USAGE;

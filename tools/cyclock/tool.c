@@ -2,7 +2,7 @@
 /*
  * What every command of the tool shares: the global options' state, the
  * one way an error is said (bench/'s too, through bench_error()), and
- * getopt_long()'s start and bad options.  A file of its own, so that the
+ * the one getopt_long() loop.  A file of its own, so that the
  * commands call into it and main.c calls the commands, and no two files
  * call each other.
  */
@@ -32,13 +32,9 @@ void tool_error(const char *fmt, ...)
 	va_end(ap);
 }
 
-void tool_getopt_start(void)
-{
-	optind = 0;
-	opterr = 0;
-}
-
-void tool_bad_option(const char *cmd, char **argv, int opt)
+/* After getopt_long() returned @opt, '?' or ':': one line naming the
+ * option as given ("-x" of "-xq", "--json" missing its value, "--quick=1"). */
+static void bad_option(const char *cmd, char **argv, int opt)
 {
 	char shortopt[3] = { '-', (char)optopt, '\0' };
 	/* A short option's optopt is its character (named by it: optind may
@@ -53,6 +49,32 @@ void tool_bad_option(const char *cmd, char **argv, int opt)
 			   (int)strcspn(name, "="), name, cmd);
 	else
 		tool_error("%s: bad option '%s' (see 'cyclock %s --help')", cmd, name, cmd);
+}
+
+int tool_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+		const struct option *longopts, int (*take)(void *ctx, int opt, char *arg),
+		void *ctx)
+{
+	int opt, at = -1;
+
+	/* optind 0 restarts GNU getopt (main() may run two commands);
+	 * opterr 0, since each command words its errors. */
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, shortopts, longopts, &at)) != -1) {
+		if (opt == '?' || opt == ':') {
+			bad_option(cmd, argv, opt);
+			return -1;
+		}
+		/* --help by its name: its value is 'h' in some commands, an
+		 * OPT_HELP in others. */
+		if (opt == 'h' || (at >= 0 && !strcmp(longopts[at].name, "help")))
+			return 1;
+		if (take(ctx, opt, optarg))
+			return -1;
+		at = -1;
+	}
+	return 0;
 }
 
 void tool_help_item(FILE *f, int col, const char *name, const char *what)
