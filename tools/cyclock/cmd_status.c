@@ -22,31 +22,22 @@
 
 /* ---- the text ---- */
 
-static void text_block(FILE *o, const struct status_of *p, const struct status_block *b)
+static void text_preload(FILE *o, const struct cyclock_status_setup *s)
 {
-	const struct cyclock_status *st = &b->st;
-	const struct cyclock_status_setup *s = &st->setup;
-	const struct cyclock_status_counts *c = &st->counts;
 	char served[128];
-	double age = status_age_s(c);
 
-	fprintf(o, "pid %d (%s): %s, cyclock %s (status version %u)\n", (int)p->pid, p->comm,
-		b->object, st->library, st->version);
-	if (s->flags & CYCLOCK_STATUS_PRELOAD) {
-		status_served(s->served, served, sizeof(served));
-		fprintf(o, "  preload       %s%s\n", served[0] ? "serves " : "serves no clock",
-			served[0] ? served : "");
-		if (served[0])
-			fprintf(o, "                from the %s read\n",
-				s->flags & CYCLOCK_STATUS_RELAXED ? "unordered (relaxed)" : "ordered");
-	}
-	if (s->flags & CYCLOCK_STATUS_LOST)
-		fprintf(o, "  setup         lost: a fork cut its write in the parent\n");
-	if (s->state != CYCLOCK_STATUS_READY) {
-		fprintf(o, "  clocks        the kernel's so far: not initialised yet (its reads "
-			"initialise it lazily)\n");
-		return;
-	}
+	status_served(s->served, served, sizeof(served));
+	fprintf(o, "  preload       %s%s\n", served[0] ? "serves " : "serves no clock",
+		served[0] ? served : "");
+	if (served[0])
+		fprintf(o, "                from the %s read\n",
+			s->flags & CYCLOCK_STATUS_RELAXED ? "unordered (relaxed)" : "ordered");
+}
+
+/* The setup of a process whose clocks are initialised. */
+static void text_clocks(FILE *o, const struct cyclock_status_setup *s,
+			const struct cyclock_status_counts *c)
+{
 	if (s->flags & CYCLOCK_STATUS_COUNTER) {
 		fprintf(o, "  clocks        on the counter: %s, %.6f MHz (first: %s, %.6f MHz)%s\n",
 			s->counter, (c->ns_per_tick > 0 ? 1e3 / c->ns_per_tick : s->hz_hint / 1e6), s->hz_source,
@@ -60,8 +51,11 @@ static void text_block(FILE *o, const struct status_of *p, const struct status_b
 	if (s->flags & CYCLOCK_STATUS_PERCPU)
 		fprintf(o, "  local         per CPU: the CPUs' counters are not in step\n");
 	fprintf(o, "  init          took %.2f ms\n", (double)s->init_ns / 1e6);
-	if (!(s->flags & CYCLOCK_STATUS_COUNTER))
-		return;
+}
+
+/* The counts of a process on the counter (there are none without it). */
+static void text_counts(FILE *o, const struct status_of *p, const struct cyclock_status_counts *c)
+{
 	if (c->flags & CYCLOCK_STATUS_LOST)
 		fprintf(o, "  counts        lost: a fork cut their write in the parent\n");
 	if (!c->written_ns) {
@@ -76,8 +70,29 @@ static void text_block(FILE *o, const struct status_of *p, const struct status_b
 		(unsigned long long)c->kernel_spells, c->kernel_why[0] ? " (last: " : "",
 		c->kernel_why, c->kernel_why[0] ? ")" : "", (unsigned long long)c->rate_changes);
 	fprintf(o, "  last resync   %.3f s ago%s, error %+lld ns, interval %.1f ms\n",
-		age, c->pid != (uint32_t)p->pid ? " (by its parent, before fork)" : "",
+		status_age_s(c), c->pid != (uint32_t)p->pid ? " (by its parent, before fork)" : "",
 		(long long)c->last_err_ns, (double)c->interval_ns / 1e6);
+}
+
+static void text_block(FILE *o, const struct status_of *p, const struct status_block *b)
+{
+	const struct cyclock_status *st = &b->st;
+	const struct cyclock_status_setup *s = &st->setup;
+
+	fprintf(o, "pid %d (%s): %s, cyclock %s (status version %u)\n", (int)p->pid, p->comm,
+		b->object, st->library, st->version);
+	if (s->flags & CYCLOCK_STATUS_PRELOAD)
+		text_preload(o, s);
+	if (s->flags & CYCLOCK_STATUS_LOST)
+		fprintf(o, "  setup         lost: a fork cut its write in the parent\n");
+	if (s->state != CYCLOCK_STATUS_READY) {
+		fprintf(o, "  clocks        the kernel's so far: not initialised yet (its reads "
+			"initialise it lazily)\n");
+		return;
+	}
+	text_clocks(o, s, &st->counts);
+	if (s->flags & CYCLOCK_STATUS_COUNTER)
+		text_counts(o, p, &st->counts);
 }
 
 /* ---- Prometheus's text format ---- */
@@ -172,18 +187,21 @@ static void usage(void)
 enum { OPT_FORMAT = 256, OPT_JSON };
 enum status_format { ST_TEXT, ST_JSON, ST_PROMETHEUS };
 
-static int parse_pid(const char *arg, pid_t *pid)
+/* The process ids @args[0..@n) into @pids; -1 after saying which is not one. */
+static int parse_pids(char **args, size_t n, pid_t *pids)
 {
-	char *end;
-	long v;
+	for (size_t i = 0; i < n; i++) {
+		char *end;
+		long v;
 
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v <= 0 || v > 4194304) {
-		tool_error("status: '%s' is not a process id", arg);
-		return -1;
+		errno = 0;
+		v = strtol(args[i], &end, 10);
+		if (errno || end == args[i] || *end || v <= 0 || v > 4194304) {
+			tool_error("status: '%s' is not a process id", args[i]);
+			return -1;
+		}
+		pids[i] = (pid_t)v;
 	}
-	*pid = (pid_t)v;
 	return 0;
 }
 
@@ -206,7 +224,8 @@ static int take_option(void *ctx, int opt, char *arg)
 	return 0;
 }
 
-int cmd_status(int argc, char **argv)
+/* 0 with optind at the first pid, 1 after --help, -1 after a one-line error. */
+static int parse_args(int argc, char **argv, enum status_format *fmt)
 {
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, OPT_FORMAT },
@@ -214,48 +233,46 @@ int cmd_status(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	enum status_format fmt = ST_TEXT;
-	struct status_of *ps;
-	pid_t *pids;
-	size_t n = 0;
-	int rc = tool_getopt("status", argc, argv, ":h", longopts, take_option, &fmt);
+	int rc = tool_getopt("status", argc, argv, ":h", longopts, take_option, fmt);
 
 	if (rc > 0)
 		usage();
 	if (rc)
-		return rc > 0 ? EXIT_OK : EXIT_USAGE;
-	rc = EXIT_OK;
+		return rc;
 	if (optind == argc) {
 		tool_error("status: which process? (see 'cyclock status --help')");
-		return EXIT_USAGE;
+		return -1;
 	}
-	if (fmt == ST_JSON && !bench_json_supported) {
+	if (*fmt == ST_JSON && !bench_json_supported) {
 		tool_error("status: --format json: this cyclock was built without jansson");
-		return EXIT_USAGE;
+		return -1;
 	}
-	ps = calloc((size_t)(argc - optind), sizeof(*ps));
-	pids = calloc((size_t)(argc - optind), sizeof(*pids));
-	if (!ps || !pids) {
-		tool_error("status: out of memory");
-		free(ps);
-		free(pids);
-		return EXIT_FAIL;
-	}
-	for (int i = optind; i < argc; i++) {
-		if (parse_pid(argv[i], &pids[i - optind])) {
-			free(ps);
-			free(pids);
-			return EXIT_USAGE;
-		}
-	}
-	for (int i = 0; i < argc - optind; i++) {
-		if (status_read_apart(pids[i], &ps[n]) != STATUS_OK) {
-			tool_error("status: %s", ps[n].why);
+	return 0;
+}
+
+/* Each of the @n processes read in turn, the ones read into @ps, how many
+ * in *@read; EXIT_FAIL if any could not be (each says why), else EXIT_OK. */
+static int read_all(const pid_t *pids, size_t n, struct status_of *ps, size_t *read)
+{
+	int rc = EXIT_OK;
+
+	*read = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (status_read_apart(pids[i], &ps[*read]) != STATUS_OK) {
+			tool_error("status: %s", ps[*read].why);
 			rc = EXIT_FAIL;
 			continue;
 		}
-		n++;
+		(*read)++;
 	}
+	return rc;
+}
+
+/* The @n processes read, to standard output; -1 after saying why not. */
+static int write_all(enum status_format fmt, const struct status_of *ps, size_t n)
+{
+	int rc = 0;
+
 	if (fmt == ST_TEXT)
 		for (size_t i = 0; i < n; i++)
 			for (size_t j = 0; j < ps[i].n; j++)
@@ -263,10 +280,36 @@ int cmd_status(int argc, char **argv)
 	else if (fmt == ST_PROMETHEUS)
 		write_prometheus(stdout, ps, n);
 	else if (status_write_json(stdout, ps, n))
-		rc = EXIT_FAIL;
+		rc = -1;
 	if (fflush(stdout) || ferror(stdout)) {
 		tool_error("status: cannot write the output");
+		rc = -1;
+	}
+	return rc;
+}
+
+int cmd_status(int argc, char **argv)
+{
+	enum status_format fmt = ST_TEXT;
+	struct status_of *ps;
+	pid_t *pids;
+	size_t n, n_read;
+	int rc = parse_args(argc, argv, &fmt);
+
+	if (rc)
+		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+	n = (size_t)(argc - optind);
+	ps = calloc(n, sizeof(*ps));
+	pids = calloc(n, sizeof(*pids));
+	if (!ps || !pids) {
+		tool_error("status: out of memory");
 		rc = EXIT_FAIL;
+	} else if (parse_pids(argv + optind, n, pids)) {
+		rc = EXIT_USAGE;
+	} else {
+		rc = read_all(pids, n, ps, &n_read);
+		if (write_all(fmt, ps, n_read))
+			rc = EXIT_FAIL;
 	}
 	free(ps);
 	free(pids);
