@@ -136,6 +136,28 @@ static int parse_threads(struct bench_opts *o, char *list)
 	return o->n_threads ? 0 : (tool_error("bench: --threads names no count"), -1);
 }
 
+static int parse_repetitions(struct bench_opts *o, const char *arg)
+{
+	o->repetitions = (int)parse_count(arg, 1000000);
+	if (o->repetitions > 0)
+		return 0;
+	tool_error("bench: --repetitions wants a count from 1 to 1000000, not '%s'", arg);
+	return -1;
+}
+
+static int parse_duration(struct bench_opts *o, const char *arg)
+{
+	char *end;
+	double d = strtod(arg, &end);
+
+	if (end != arg && !*end && d > 0 && d <= 86400) {
+		o->duration_s = d;
+		return 0;
+	}
+	tool_error("bench: --duration wants seconds (0 < S <= 86400), not '%s'", arg);
+	return -1;
+}
+
 /* Whether @path can be written: checked before measuring, so that a typo
  * does not cost a whole run. */
 static int check_output(const char *opt, const char *path)
@@ -164,8 +186,6 @@ enum {
 static int parse_option(void *ctx, int opt, char *arg)
 {
 	struct bench_args *a = ctx;
-	double d;
-	char *end;
 
 	switch (opt) {
 	case OPT_CLOCKS:
@@ -174,19 +194,9 @@ static int parse_option(void *ctx, int opt, char *arg)
 	case OPT_THREADS:
 		return parse_threads(&a->o, arg);
 	case OPT_REPETITIONS:
-		a->o.repetitions = (int)parse_count(arg, 1000000);
-		if (a->o.repetitions > 0)
-			return 0;
-		tool_error("bench: --repetitions wants a count from 1 to 1000000, not '%s'", arg);
-		return -1;
+		return parse_repetitions(&a->o, arg);
 	case OPT_DURATION:
-		d = strtod(arg, &end);
-		if (end != arg && !*end && d > 0 && d <= 86400) {
-			a->o.duration_s = d;
-			return 0;
-		}
-		tool_error("bench: --duration wants seconds (0 < S <= 86400), not '%s'", arg);
-		return -1;
+		return parse_duration(&a->o, arg);
 	case OPT_QUICK:
 		a->o.quick = true;
 		return 0;
