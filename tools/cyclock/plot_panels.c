@@ -175,13 +175,29 @@ static struct svg_bar *bar_for(struct svg_bar *bars, size_t *n, const char *cloc
 	return &bars[at];
 }
 
+/* The cost panel's caption: its scale, what its ratios are against (when
+ * it has any), the noisy mark, and what was left out. */
+static void cost_caption(char *buf, size_t len, const struct bench_run *run, bool ratios,
+			 size_t dropped)
+{
+	char note[100];
+
+	snprintf(buf, len,
+		 "median ns per call, log scale: each grid line is 10x the one before%s%s%s; "
+		 "~\u00a0marks a noisy figure%s",
+		 ratios ? "; (1.04x): against " : "",
+		 !ratios ? "" : run->ctx.floor[0] ? run->ctx.floor : "the floor",
+		 ratios && run->ctx.floor[0] ? ", the least an ordered ns clock can cost" : "",
+		 dropped_note(note, sizeof(note), dropped));
+}
+
 double tool_plot_cost(struct svg *s, double y, const struct bench_run *run)
 {
 	struct svg_bar *bars = calloc(run->n + 1, sizeof(*bars));
 	struct svg_hbars c = { .title = "What one call costs (warm: a tight loop)", .bars = bars };
 	struct svg_key keys[N_GROUPS];
 	bool latency = false, ratios = false;
-	char clock[48], caption[300], note[100];
+	char clock[48], caption[300];
 	size_t dropped = 0;
 
 	if (!bars)
@@ -204,13 +220,7 @@ double tool_plot_cost(struct svg *s, double y, const struct bench_run *run)
 	}
 	c.series[0] = "throughput (back to back)";
 	c.series[1] = latency ? "latency (each read waits for the last)" : NULL;
-	snprintf(caption, sizeof(caption),
-		 "median ns per call, log scale: each grid line is 10x the one before%s%s%s; "
-		 "~\u00a0marks a noisy figure%s",
-		 ratios ? "; (1.04x): against " : "",
-		 !ratios ? "" : run->ctx.floor[0] ? run->ctx.floor : "the floor",
-		 ratios && run->ctx.floor[0] ? ", the least an ordered ns clock can cost" : "",
-		 dropped_note(note, sizeof(note), dropped));
+	cost_caption(caption, sizeof(caption), run, ratios, dropped);
 	c.caption = caption;
 	c.keys = keys;
 	c.n_keys = keys_of(keys, bars[0].label, sizeof(bars[0]), c.n);
