@@ -64,13 +64,13 @@ static void end_strings(struct cyclock_status *st)
 	END(st->counts.kernel_why);
 }
 
-enum status_err status_read_block(pid_t pid, uint64_t addr, struct cyclock_status *st,
-				  char *why, size_t len)
+/* The block's header at @addr (magic, version, size, the library's
+ * version), checked before any part of it is read. */
+static enum status_err read_header(pid_t pid, uint64_t addr, struct cyclock_status *st,
+				   char *why, size_t len)
 {
-	enum status_err e;
 	int err;
 
-	memset(st, 0, sizeof(*st));
 	if (addr % 8) {
 		status_say(why, len, "the symbol " CYCLOCK_STATUS_SYMBOL " at 0x%llx is not "
 			   "aligned: it holds no cyclock status block", (unsigned long long)addr);
@@ -98,6 +98,17 @@ enum status_err status_read_block(pid_t pid, uint64_t addr, struct cyclock_statu
 			   st->version, st->size);
 		return STATUS_BAD;
 	}
+	return STATUS_OK;
+}
+
+enum status_err status_read_block(pid_t pid, uint64_t addr, struct cyclock_status *st,
+				  char *why, size_t len)
+{
+	enum status_err e;
+
+	memset(st, 0, sizeof(*st));
+	if ((e = read_header(pid, addr, st, why, len)) != STATUS_OK)
+		return e;
 	e = read_part(pid, addr + offsetof(struct cyclock_status, setup), &st->setup,
 		      sizeof(st->setup), "setup", why, len);
 	if (e == STATUS_OK)
