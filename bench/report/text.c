@@ -23,7 +23,7 @@
 static long utf8_at(const unsigned char *p, size_t *n)
 {
 	static const long min[] = { 0, 0, 0x80, 0x800, 0x10000 };
-	size_t len = *p < 0x80 ? 1 : *p >= 0xf0 && *p < 0xf5 ? 4 : *p >= 0xe0 ? 3 :
+	size_t len = *p < 0x80 ? 1 : *p >= 0xf0 && *p < 0xf5 ? 4 : *p >= 0xe0 && *p < 0xf0 ? 3 :
 		     *p >= 0xc2 && *p < 0xe0 ? 2 : 0;
 	long cp;
 

@@ -10,6 +10,11 @@
 #                  of the same kind: the text holds no control character
 #                  and no forged line, the JSON follows its schema, the
 #                  metrics pass promtool
+#   lead_text, lead_prometheus
+#                  a command name of bytes 0xf5-0xff before continuation
+#                  bytes, which no UTF-8 character starts with: escaped
+#                  (the decoder once read them as three-byte characters
+#                  and passed them on raw)
 #   loader_cycle   its dynamic loader's list of objects made a circle
 #   loader_forged  4096 forged objects in that list, each with a hash chain
 #                  that never ends and a name that runs into unmapped
@@ -69,6 +74,21 @@ else
 	skip_case block_prometheus "no promtool"
 fi
 echo "block: text, JSON and metrics checked"
+
+# A command name of lead bytes no UTF-8 character starts with (0xf5-0xff),
+# each before continuation bytes: escaped, never passed on as text.
+start lead "$T/status_fake" --name $'\xf8\x80\x80\xfb\xbf\xbf\xff\x80\x80' hostile
+for format in text prometheus; do
+	status "lead_$format" --format "$format" "$pid"
+	expect "lead_$format" 0 &&
+		"$py" - "$out" <<-'PY' || cli_fail "lead_$format: $(head -c 300 "$out" | cat -v)"
+			import re, sys
+			text = open(sys.argv[1], "rb").read().decode("utf-8")
+			# One backslash in text, two in a label (Prometheus escapes it).
+			assert re.search(r"\\{1,2}xf8\\{1,2}x80\\{1,2}x80\\{1,2}xfb", text), text[:300]
+		PY
+done
+echo "lead: the name escaped in text and metrics"
 
 # The loader's list: a circle, then forged objects.
 start loader_cycle "$T/status_linked" --loader cycle
