@@ -36,7 +36,7 @@ build() {
 		{ tail -30 "$TMP/build.log" >&2; die "building cyclock failed"; }
 	CYCLOCK=$BUILD/tools/cyclock/cyclock
 	GBENCH=$BUILD/tools/crosscheck/gbench_clocks
-	if cmake --build "$BUILD" --target help 2>/dev/null | grep -q gbench_clocks; then
+	if cmake --build "$BUILD" --target help 2>/dev/null | grep gbench_clocks >/dev/null; then
 		cmake --build "$BUILD" -j"$CYCLOCK_JOBS" --target gbench_clocks \
 			>"$TMP/build.log" 2>&1 ||
 			{ tail -30 "$TMP/build.log" >&2; die "building gbench_clocks failed"; }
