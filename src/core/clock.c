@@ -7,6 +7,10 @@
  * read-mostly copies only when the source or the mode changes, so the
  * updates that run every wrap interval never touch the read-mostly line.
  * Writers hold the clock's writer flag; the cold fields are theirs alone.
+ *
+ * Tests: tests/core/test_clock.c (one thread), validate_latch.c and
+ * validate_latch_signal.c (a writer under readers and signals), and
+ * tests/model/model_latch.cpp (the model checker).
  */
 #include "internal.h"
 

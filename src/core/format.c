@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The kernel-style summary line of a registration, without stdio. */
+/*
+ * The kernel-style summary line of a registration, without stdio.
+ * Tests: tests/core/test_format.c.
+ */
 #include "internal.h"
 
 /* An snprintf()-like sink: counts everything, stores what fits. */

@@ -9,6 +9,9 @@
  *
  * Some products here need 128 bits.  The engine must build for 32-bit
  * firmware without __int128, so they go through a small pair of words.
+ *
+ * Tests: tests/core/test_mult.c, against 128-bit arithmetic of its own; the
+ * wrap interval also in test_clock.c.
  */
 #include "internal.h"
 

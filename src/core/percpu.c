@@ -9,6 +9,11 @@
  * function in pc->read, swapped once, so no reader chooses its code by a
  * branch on the mode; the stable reader only looks again, after its read,
  * whether a switch happened meanwhile (read_stable()).
+ *
+ * Tests: tests/core/test_percpu.c (two simulated CPUs), validate_percpu.c
+ * (under threads), tests/model/model_percpu.cpp (the model checker);
+ * hosted, through cyclock_local(), tests/linux/sim_fallback.c and
+ * sim_state.c.
  */
 #include "internal.h"
 

@@ -18,6 +18,10 @@
  * Either turns them into the decision's answers (cyclock__check_answers()),
  * and runs the warp check when asked for.  Why each is asked, and which
  * by every process or once per boot: docs/hosted.md ("Trust").
+ *
+ * Tests: tests/linux/sim_defer.c (one check a read, however late),
+ * test_first_read.c (what the load asked, on the real machine),
+ * test_machine_record.c (the record's answers taken in).
  */
 #include <limits.h>
 #include <sched.h>

@@ -22,6 +22,12 @@
  * store, computed a moment earlier on another thread, must not take back
  * a value a reader returned.  So while a ticker runs, a reader that still
  * found 0 raises the value to what it returns (cyclock__coarse_slow()).
+ *
+ * Tests: tests/model/model_coarse.cpp (the cap, with and without a ticker,
+ * under the model checker), tests/linux/test_api.c and test_threads.c (the
+ * ticker), test_no_threads.c (a ticker that cannot start),
+ * validate_timeline_fork.c (a child's ticker), tests/preload/test_coarse.c
+ * (served by the preload).
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -7,6 +7,11 @@
  * (glibc's copy) and, for the leaves record.c names, by asking it.  CPUID
  * traps to the hypervisor in a virtual machine, 6 to 17 us a leaf.  The
  * simulation library has sim.c in its place.
+ *
+ * Tests: tests/linux/test_machine_record.c (a record's leaves used and
+ * confirmed), test_record_forged.c (leaves not the CPU's refused),
+ * test_first_read.c (a leaf a read at most); the sim_ tests run sim.c
+ * instead.
  */
 #define _GNU_SOURCE
 #include <string.h>

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* cyclock_describe() and cyclock_get_state(): what the library decided and why. */
+/*
+ * cyclock_describe() and cyclock_get_state(): what the library decided and why.
+ * Tests: tests/linux/sim_state.c (every field of cyclock_get_state()),
+ * sim_fallback.c (cyclock_describe()'s reasons), test_api.c; the warp
+ * check's fields, test_first_read.c.
+ */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdio.h>

@@ -33,6 +33,12 @@
  * a handler that longjmps out of one leaves its BUSY to the bound below.
  * The fork handler takes the BUSY of a parent's thread back to NONE or
  * MEASURING in the child.
+ *
+ * Tests: tests/linux/sim_defer.c (the states, a read at a time),
+ * test_first_read.c (the first reads on the real machine),
+ * test_first_call.c, test_owner_reuse.c and test_clone_vm.c (an owner that
+ * never returns), validate_first_reads.c (threads racing their first
+ * reads), test_record_frequency.c (a stated frequency checked).
  */
 #define _GNU_SOURCE
 #include <sched.h>

@@ -9,6 +9,10 @@
  * mode segment has no middle piece: every read serves the kernel's clock,
  * never below its floor, the most the counter segment before it handed
  * out (its value at its horizon; read.c).
+ *
+ * Tests: tests/linux/test_decide.c (its cases, with track.c's), sim_slew.c
+ * (spells as the kernel's rate changes), sim_anomaly.c (a counter that
+ * misbehaves), sim_bookkeeping.c (a spell counted only once published).
  */
 #include "internal.h"
 

@@ -3,6 +3,10 @@
  * The library's load, and what a child of fork() repairs, registered at
  * load.  read.c's constructor calls here, so this file calls nothing that
  * reads (the coarse clock's ticker registers its own repair as it starts).
+ *
+ * Tests: tests/linux/validate_timeline_fork.c (children of fork() while
+ * resyncs run), sim_defer.c (a child between initialisation's halves),
+ * validate_status.c (the status block's repair).
  */
 #define _GNU_SOURCE
 #include <pthread.h>

@@ -5,6 +5,10 @@
  * clock of the counter, ticked lazily: a read on a CPU whose last tick is
  * older than a tick stamps it with CLOCK_MONOTONIC first.  The CPU comes
  * from the counter read itself (rdtscp) or from sched_getcpu().
+ *
+ * Tests: tests/linux/sim_fallback.c and sim_state.c (per-CPU mode on a
+ * counter the kernel distrusts), validate_ordered_read.c (how far it
+ * disagrees across CPUs, reported).
  */
 #define _GNU_SOURCE
 #include <sched.h>

@@ -10,6 +10,12 @@
  * measured: checks.c) or then.
  * Every choice orders the read, so it is stored plainly, at any moment:
  * a reader that sees the old one is as right as one that sees the new.
+ *
+ * Tests: tests/linux/test_machine_record.c (the same read chosen from a
+ * record's costs), test_record_forged.c (forged costs), and each read
+ * forced in turn (CYCLOCK_ORDERED_READ, tests/common/per_read.sh: the
+ * _rdtscp and _lfence variants of test_api.c, test_first_read.c,
+ * validate_timeline.c and validate_ordered_read.c).
  */
 #define _GNU_SOURCE
 

@@ -3,6 +3,10 @@
  * Initialisation's owner (init.c's BUSY): who takes it, and whether one
  * is gone, so that an explicit call takes over from a dead owner and
  * never waits on one (docs/hosted.md, "fork(), signals, threads").
+ *
+ * Tests: tests/linux/test_owner_reuse.c (an owner gone whose id lives on;
+ * one that names no task), test_clone_vm.c (an owner killed),
+ * test_first_call.c (one cancelled or longjmp'd out).
  */
 #define _GNU_SOURCE
 #include "internal.h"

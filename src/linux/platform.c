@@ -4,6 +4,11 @@
  * stderr, the environment (CYCLOCK_SOURCE, CYCLOCK_ORDERED_READ), the
  * shield around an explicit call's initialisation, and the library's own
  * threads.  Everything here is async-signal-safe except where noted.
+ *
+ * Tests: tests/linux/test_source_env.c (CYCLOCK_SOURCE), the per-read
+ * variants (CYCLOCK_ORDERED_READ, tests/common/per_read.sh),
+ * tests/preload/test_stderr.c (the messages), tests/linux/test_threads.c
+ * (the library's threads), test_first_call.c (the shield).
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -2,6 +2,9 @@
 /*
  * cyclock_init(): initialisation asked for (init.c), and the coarse
  * clock's ticker (coarse.c) started.  Nothing in the library calls here.
+ *
+ * Tests: tests/linux/test_api.c (what cyclock_init() returns),
+ * test_threads.c (the ticker it starts).
  */
 #include "internal.h"
 

@@ -5,6 +5,11 @@
  * against the counter over a baseline of 0.5 to 1 s, which of the two to
  * take, how the resync interval adapts, and how far the rate's own
  * uncertainty lets the timeline drift (track.c's decisions rest on these).
+ *
+ * Tests: tests/linux/test_decide.c (the ratio followed or not, case by
+ * case), sim_slew.c (the kernel's rate changed over its whole range),
+ * sim_track.c (the rate converging, the interval lengthening, a young
+ * estimate after a pause).
  */
 #include "internal.h"
 

@@ -29,6 +29,11 @@
  * writes its own (a new file of a name nobody can make ahead of it,
  * renamed over the old: readers see one or the other).  Async-signal-safe,
  * as a read's initialisation must be.
+ *
+ * Tests: tests/linux/test_machine_record.c (used, refused, written again),
+ * test_record_at_name.c (what another user leaves at its name),
+ * test_record_forged.c and test_record_frequency.c (forged by its own
+ * user).
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -7,6 +7,12 @@
  * leaves nothing to repair, are docs/hosted.md's ("Tracking the kernel's
  * clocks").  The model checker runs this file as it is
  * (tests/model/model_publish.cpp, docs/model.md).
+ *
+ * Tests, besides the model: tests/linux/sim_preempt.c (a writer stalled at
+ * each step), sim_bookkeeping.c (a publish that does not take counts
+ * nothing), validate_timeline.c and validate_timeline_signal.c (resyncs
+ * under readers and signals), test_abandoned.c and test_first_call.c (a
+ * resync abandoned).
  */
 #include <string.h>
 

@@ -2,6 +2,10 @@
 /*
  * Reading the kernel's clocks against the counter: a bracketed sample of
  * one clock, and the REALTIME and BOOTTIME offsets from MONOTONIC.
+ *
+ * Tests: tests/model/model_publish.cpp (run as it is),
+ * tests/linux/sim_realtime.c (the offsets: REALTIME stepped, BOOTTIME
+ * grown), sim_track.c.
  */
 #define _GNU_SOURCE
 #include "internal.h"

@@ -15,6 +15,11 @@
  * below a value handed out before it.  A writer abandoned anywhere (a
  * handler that longjmps out, a cancel, a raw fork that left it behind)
  * leaves the copy readers use whole: nothing is ever to repair.
+ *
+ * Tests: tests/linux/test_segment.c (the arithmetic, over random segments),
+ * tests/model/model_publish.cpp (the publish, under the model checker),
+ * tests/linux/sim_bookkeeping.c (a swap that fails), validate_timeline.c
+ * and validate_sim_slew.c (hand-overs under readers).
  */
 #define _GNU_SOURCE
 #include "internal.h"

@@ -5,6 +5,10 @@
  * (cyclock/timeline.h), and the writers' and initialisation's state
  * (internal.h), so that every file that uses it depends on this one, and
  * this one on none.
+ *
+ * No test of its own, as it has no code: every test that reads a clock
+ * reads what it defines, and tests/build/link_cycles.sh keeps it the file
+ * others depend on.
  */
 #include "internal.h"
 

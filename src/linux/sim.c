@@ -5,6 +5,10 @@
  * sim_world.h): the kernel's clocks, the counter's
  * properties, the kernel's clocksource, the CPUs allowed; and
  * cyclock__sim_reset(), which forgets everything between tests.
+ *
+ * No test of its own: it is the world the sim_ tests and
+ * validate_sim_slew.c run in (tests/linux/sim_world.h); world.c, which it
+ * stands in for, is tested on the real machine.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -5,6 +5,9 @@
  * (its second half, once the counter is trusted and its frequency known),
  * at or above kernel mode's floor, so that no clock steps back at the
  * hand-over (docs/hosted.md, "The first read").
+ *
+ * Tests: tests/linux/sim_defer.c and test_first_read.c (no clock back
+ * across the hand-over), validate_first_reads.c (threads across it).
  */
 #include "internal.h"
 

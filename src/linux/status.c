@@ -5,6 +5,10 @@
  * written by each resync that took, under the writer flag.  No read
  * writes it unless it resyncs, and nothing here reads it back: its only
  * reader is another process, through the kernel.
+ *
+ * Tests: tests/linux/validate_status.c (every part read is one write's,
+ * through the kernel, by the tool's reader), tests/tool/cli/test_status.sh
+ * (what "cyclock status" shows of a process).
  */
 #include <stddef.h>
 #include <string.h>

@@ -4,6 +4,9 @@
  * cache, a task's thread id, and an identity no other task can have while
  * anyone looks (owner.c's question: is initialisation's owner gone?).
  * Async-signal-safe but where noted.
+ *
+ * Tests: tests/linux/test_owner_reuse.c (an identity, not an id: a thread
+ * id reused), test_clone_vm.c (a task that is no thread).
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -6,6 +6,10 @@
  * kernel's clocks").  This file decides for counter segments; rate.c
  * keeps the rate and the interval; kmode.c decides in kernel mode and
  * makes the fresh segments that end it.
+ *
+ * Tests: tests/linux/test_decide.c (cyclock__decide(), case by case),
+ * sim_track.c (convergence on a well-behaved machine), sim_anomaly.c (a
+ * counter that misbehaves), sim_bookkeeping.c.
  */
 #include "internal.h"
 

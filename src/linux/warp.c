@@ -7,6 +7,10 @@
  * counters disagree: a warp.  The kernel runs the same test when it
  * brings a CPU up (arch/x86/kernel/tsc_sync.c); this one checks what user
  * space sees, for a bounded time.
+ *
+ * Tests: tests/linux/test_first_read.c (the check cyclock_init() asks for
+ * runs, and cyclock_get_state() reports it), test_no_threads.c (no thread
+ * to run it: said, not claimed).
  */
 #define _GNU_SOURCE
 #include <pthread.h>

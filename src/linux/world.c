@@ -6,6 +6,10 @@
  * allowed.  The simulation library has sim.c in its place.
  * Async-signal-safe, since a reader's first call initialises, but for the
  * vDSO's lookup, which runs at load.
+ *
+ * Tests: tests/linux/test_kernel_reads.c (the vDSO called only where libc's
+ * definition would only call it); the test_ and validate_ programs run it
+ * on the real machine, the sim_ ones sim.c instead.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

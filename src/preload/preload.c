@@ -41,6 +41,11 @@
  * starts over with LD_PRELOAD inherited.
  *
  * 64-bit Linux only: the syscall fallback passes a 64-bit struct timespec.
+ *
+ * Tests: tests/preload/ (test_consistency.c, test_coarse.c,
+ * test_deadlines.c, test_early.c, test_errors.c, test_next.c,
+ * test_constructor.c, test_stderr.c, test_sandbox.c, test_linked.c,
+ * syscalls.sh), and tests/tool/cli/test_run.sh (through "cyclock run").
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
