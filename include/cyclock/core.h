@@ -15,6 +15,15 @@
  * two copies of the epoch, and the low bit of the sequence says which copy
  * is stable, so a reader that interrupts a writer (a signal handler, an
  * interrupt) reads the other copy and completes.
+ *
+ * Over 400 lines: it is the engine's whole interface, the one header
+ * firmware includes, and half of it is comment: each function's
+ * contract (context, return values), and the layouts, whose byte
+ * arithmetic is ABI and sits beside the fields it counts.  The per-CPU
+ * mode could stand in a header of its own, but this one would have to
+ * include it for the programs that reach it here today, and nothing would
+ * be shorter to read; the inline readers at its end are the compiled
+ * functions' own code (clock.c, percpu.c), kept beside their contracts.
  */
 #ifndef CYCLOCK_CORE_H
 #define CYCLOCK_CORE_H
