@@ -9,6 +9,11 @@
  * C++ clocks over it, the kernel's and libc's, the engine's, the floors),
  * and a group has one colour in every panel, which each panel's legend
  * names.
+ *
+ * Over 400 lines: the three panels and what only they share, reading a
+ * run (its first section: names, groups, colours), so that each panel is
+ * read beside the helpers it uses.  A fourth panel, or another user of
+ * the groups, is the time to give that section a file of its own.
  */
 #include <math.h>
 #include <stdio.h>
