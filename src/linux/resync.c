@@ -88,6 +88,36 @@ void cyclock__writer_done(void)
 }
 
 /*
+ * The resync at sample @s (and offsets @o, read with it, unless NULL)
+ * under the writer flag, which it takes and gives back: false if another
+ * has it.  @seq0: the timeline's sequence before the sample.
+ */
+static bool resync_flagged(struct cyclock__track *tr, const struct cyclock__sample *s,
+			   const struct cyclock__offsets *o, uint32_t seq0, bool went_back,
+			   bool asked)
+{
+	uint64_t off[2];
+
+	if (!cyclock__writer_try(asked))
+		return false;
+	/* Another thread published since the sample: it was the resync. */
+	if (CYCLOCK__SEQ(cyclock_atomic_load(&tr->tl->seq, CYCLOCK_RELAXED)) != seq0) {
+		cyclock__writer_done();
+		return true;
+	}
+	if (o) {
+		cyclock_atomic_store(&cyclock__host.pending, 0, CYCLOCK_RELAXED);
+		cyclock__offsets_apply(o, false);
+		cyclock_atomic_store(&cyclock__tracks.offsets_ns, s->ns, CYCLOCK_RELAXED);
+	}
+	off[0] = TRACKS_OFF(off_real);
+	off[1] = TRACKS_OFF(off_boot);
+	track_resync(tr, s, tr->id == CLOCK_MONOTONIC ? off : NULL, went_back);
+	cyclock__writer_done();
+	return true;
+}
+
+/*
  * A resync of @tr, unless another thread is at one (false); @went_back: a
  * reader saw the counter far before the segment, so leave it.  The kernel
  * is read before the flag is taken, so the flag is held for a few hundred
@@ -102,8 +132,7 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded)
 {
 	struct cyclock__sample s;
 	struct cyclock__offsets o;
-	bool mono = tr->id == CLOCK_MONOTONIC, offsets;
-	uint64_t off[2];
+	bool mono = tr->id == CLOCK_MONOTONIC, offsets, done;
 	struct cyclock__shield shield;
 	uint32_t seq0 = CYCLOCK__SEQ(cyclock_atomic_load(&tr->tl->seq, CYCLOCK_RELAXED));
 
@@ -118,32 +147,12 @@ bool cyclock__resync(struct cyclock__track *tr, bool went_back, bool shielded)
 	if (offsets)
 		cyclock__offsets_read(&o, false);
 	cyclock__sample(tr->id, &s);
-	if (shielded)
-		cyclock__shield(&shield);
-	if (!cyclock__writer_try(shielded)) {
-		if (shielded)
-			cyclock__unshield(&shield);
-		return false;
-	}
-	/* Another thread published since the sample: it was the resync. */
-	if (CYCLOCK__SEQ(cyclock_atomic_load(&tr->tl->seq, CYCLOCK_RELAXED)) != seq0) {
-		cyclock__writer_done();
-		if (shielded)
-			cyclock__unshield(&shield);
-		return true;
-	}
-	if (offsets) {
-		cyclock_atomic_store(&cyclock__host.pending, 0, CYCLOCK_RELAXED);
-		cyclock__offsets_apply(&o, false);
-		cyclock_atomic_store(&cyclock__tracks.offsets_ns, s.ns, CYCLOCK_RELAXED);
-	}
-	off[0] = TRACKS_OFF(off_real);
-	off[1] = TRACKS_OFF(off_boot);
-	track_resync(tr, &s, mono ? off : NULL, went_back);
-	cyclock__writer_done();
-	if (shielded)
-		cyclock__unshield(&shield);
-	return true;
+	if (!shielded)
+		return resync_flagged(tr, &s, offsets ? &o : NULL, seq0, went_back, false);
+	cyclock__shield(&shield);
+	done = resync_flagged(tr, &s, offsets ? &o : NULL, seq0, went_back, true);
+	cyclock__unshield(&shield);
+	return done;
 }
 
 /* cyclock_resync(): both timelines now. */
