@@ -14,6 +14,14 @@
  *   kernel's clock, never below the most the segment handed out (its value
  *   at its horizon, with the offset), counted in the sequence word when it
  *   is the kernel's (serve()); or, when it pays, a resync first.
+ *
+ * Tests: tests/linux/sim_sparse.c (reads past each horizon served, not
+ * resynced), sim_fallback.c (no counter in use), validate_timeline.c and
+ * its fork and signal variants (order across threads while segments
+ * change), test_kernel_reads.c (the kernel's clock the slow path calls),
+ * tests/model/model_publish.cpp (serve()'s count, under the model
+ * checker), tests/build/read_pages.sh (its code and data on one page each)
+ * and the preload's tests, which run this file in the preload.
  */
 #define _GNU_SOURCE
 #include "internal.h"
