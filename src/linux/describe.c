@@ -17,10 +17,10 @@
 static double current_hz(double *ppm)
 {
 	const struct cyclock__track *tr = &cyclock__tracks.raw;
-	const struct cyclock__sample *a = &cyclock__setup.first_raw, *b = &tr->last;
+	const struct cyclock__sample *a = &cyclock__setup.first_raw, *b = &tr->state.last;
 
-	*ppm = b->ns > a->ns ? cyclock__rate_unc(a, b, tr->rate) * 1e6 : 0;
-	return 1e9 / tr->rate;
+	*ppm = b->ns > a->ns ? cyclock__rate_unc(a, b, tr->state.rate) * 1e6 : 0;
+	return 1e9 / tr->state.rate;
 }
 
 /* Every field but the version, in @st, already zeroed. */
@@ -50,24 +50,23 @@ static void get_state(struct cyclock_state *st)
 	st->kernel_why = "";
 	if (cyclock_atomic_load(&cyclock__setup.using_counter, CYCLOCK_SEQ_CST)) {
 		struct cyclock__segv v = cyclock__seg_load(&cyclock__mono);
+		const struct cyclock__track_state *m = &cyclock__tracks.mono.state,
+						  *r = &cyclock__tracks.raw.state;
 
 		st->hz = current_hz(&st->hz_ppm);
 		st->mult = v.mult;
 		st->shift = cyclock__setup.counts.shift;
 		st->raw_mult = cyclock__seg_load(&cyclock__raw).mult;
 		st->kernel_mode = !v.horizon_cyc;
-		st->kernel_why = cyclock__tracks.mono.kernel_why ? cyclock__tracks.mono.kernel_why
-				 : cyclock__tracks.raw.kernel_why ? cyclock__tracks.raw.kernel_why
-								: "";
-		st->interval_ns = (uint64_t)((double)cyclock__tracks.mono.interval *
-					     cyclock__tracks.raw.rate);
-		st->max_interval_ns = (uint64_t)((double)cyclock__setup.counts.max_int_cyc *
-						 cyclock__tracks.raw.rate);
-		st->resyncs = cyclock__tracks.mono.resyncs;
-		st->kernel_spells = cyclock__tracks.mono.spells + cyclock__tracks.raw.spells;
-		st->rate_changes = cyclock__tracks.mono.rate_changes;
-		st->last_err_ns = cyclock__tracks.mono.last_err;
-		st->raw_last_err_ns = cyclock__tracks.raw.last_err;
+		st->kernel_why = m->kernel_why ? m->kernel_why : r->kernel_why ? r->kernel_why : "";
+		st->interval_ns = (uint64_t)((double)m->interval * r->rate);
+		st->max_interval_ns =
+			(uint64_t)((double)cyclock__setup.counts.max_int_cyc * r->rate);
+		st->resyncs = m->resyncs;
+		st->kernel_spells = m->spells + r->spells;
+		st->rate_changes = m->rate_changes;
+		st->last_err_ns = m->last_err;
+		st->raw_last_err_ns = r->last_err;
 	}
 	st->anomalies = cyclock_atomic_load(&cyclock__tracks.anomalies, CYCLOCK_SEQ_CST);
 	if (locked)

@@ -31,14 +31,15 @@ static struct cyclock__segv fresh_segment(const struct cyclock__track *tr,
 	struct cyclock__segv v = *old;
 	/* The kernel read its clock inside the bracket, at a rate within
 	 * CYCLOCK_STEADY_PPM of ours: at its end it is at most this. */
-	uint64_t k = s->ns + (uint64_t)((double)s->width * tr->rate * (1 + 1e-4)) + 10;
+	uint64_t k = s->ns + (uint64_t)((double)s->width * tr->state.rate * (1 + 1e-4)) + 10;
 	uint64_t floor = cyclock__seg_horizon(old, tr->counts->shift);
 
 	v.cyc = s->lo + s->width;
 	v.ns = k > floor ? k : floor;
 	v.frac = 0;
-	v.mult = cyclock__mult_of(tr->rate * (1 + 2e-6 * CYCLOCK_STEADY_PPM), tr->counts->shift);
-	v.mult_rate = cyclock__mult_of(tr->rate, tr->counts->shift);
+	v.mult = cyclock__mult_of(tr->state.rate * (1 + 2e-6 * CYCLOCK_STEADY_PPM),
+				  tr->counts->shift);
+	v.mult_rate = cyclock__mult_of(tr->state.rate, tr->counts->shift);
 	v.horizon_cyc = (uint32_t)tr->counts->fresh_cyc;
 	v.drift_ppb = cyclock__drift_ppb(tr);
 	return v;
@@ -60,8 +61,8 @@ bool cyclock__start_fresh(struct cyclock__track *tr, const struct cyclock__sampl
 		if (cyclock__ordered() - v.cyc <= tr->counts->fresh_margin_cyc) {
 			if (!cyclock__publish(tr->tl, &v))
 				return false;
-			tr->interval = tr->counts->min_int_cyc;
-			tr->anchor = tr->mid = tr->last = fresh;
+			tr->state.interval = tr->counts->min_int_cyc;
+			tr->state.anchor = tr->state.mid = tr->state.last = fresh;
 			return true;
 		}
 		cyclock__sample(tr->id, &fresh);
@@ -98,14 +99,14 @@ struct cyclock__decision cyclock__enter_kernel(struct cyclock__track *tr,
 	/* Spells in a row (each within CYCLOCK_RECENT_NS of the last) ask
 	 * for longer steadiness before the counter takes over again. */
 	if (!cyclock__spell_recent(tr, s->ns))
-		tr->streak = 0;
-	else if (tr->streak < CYCLOCK_STREAK_MAX)
-		tr->streak++;
-	tr->spells++;
-	tr->kernel_why = why;
-	tr->win = tr->anchor = *s;
-	tr->win_rate = 0;
-	tr->strikes = 0;
+		tr->state.streak = 0;
+	else if (tr->state.streak < CYCLOCK_STREAK_MAX)
+		tr->state.streak++;
+	tr->state.spells++;
+	tr->state.kernel_why = why;
+	tr->state.win = tr->state.anchor = *s;
+	tr->state.win_rate = 0;
+	tr->state.strikes = 0;
 	return d;
 }
 
@@ -123,30 +124,31 @@ struct cyclock__decision cyclock__kernel_step(struct cyclock__track *tr,
 					      const struct cyclock__sample *s, uint64_t cw,
 					      bool moved)
 {
-	int64_t span = (int64_t)(s->ns - tr->win.ns);
+	int64_t span = (int64_t)(s->ns - tr->state.win.ns);
 	struct cyclock__decision d = { CYCLOCK__KERNEL, kernel_segment(tr->counts, cur, cw), NULL, false };
 	double r, noise;
 
-	tr->last = *s; /* the ratio's next interval starts here (rate.c) */
+	tr->state.last = *s; /* the ratio's next interval starts here (rate.c) */
 	if (moved) {
-		tr->win = tr->anchor = *s;
-		tr->win_rate = 0;
+		tr->state.win = tr->state.anchor = *s;
+		tr->state.win_rate = 0;
 	}
-	if (moved || span < (int64_t)(CYCLOCK_STEADY_NS << tr->streak))
+	if (moved || span < (int64_t)(CYCLOCK_STEADY_NS << tr->state.streak))
 		return d;
-	r = (double)span / (double)(s->cyc - tr->win.cyc);
-	noise = (double)(s->width + 2 * tr->win.width + tr->anchor.width) * r / (double)span;
-	if (tr->win_rate > 0 &&
-	    cyclock__absd(r / tr->win_rate - 1) < CYCLOCK_STEADY_PPM * 1e-6 + noise) {
-		tr->rate = cyclock__best_rate(tr, (double)(s->ns - tr->anchor.ns) /
-							  (double)(s->cyc - tr->anchor.cyc));
-		tr->spell_end_ns = s->ns;
+	r = (double)span / (double)(s->cyc - tr->state.win.cyc);
+	noise = (double)(s->width + 2 * tr->state.win.width + tr->state.anchor.width) * r /
+		(double)span;
+	if (tr->state.win_rate > 0 &&
+	    cyclock__absd(r / tr->state.win_rate - 1) < CYCLOCK_STEADY_PPM * 1e-6 + noise) {
+		tr->state.rate = cyclock__best_rate(tr, (double)(s->ns - tr->state.anchor.ns) /
+							        (double)(s->cyc - tr->state.anchor.cyc));
+		tr->state.spell_end_ns = s->ns;
 		d.what = CYCLOCK__FRESH;
 		d.seg = *cur;
 		return d;
 	}
-	tr->anchor = tr->win; /* the previous window's start: both windows' baseline */
-	tr->win = *s;
-	tr->win_rate = r;
+	tr->state.anchor = tr->state.win; /* the previous window's start: both windows' baseline */
+	tr->state.win = *s;
+	tr->state.win_rate = r;
 	return d;
 }

@@ -44,9 +44,9 @@ static double ratio_between(const struct cyclock__sample *a, const struct cycloc
  */
 double cyclock__stated_rate(const struct cyclock__track *tr)
 {
-	if (tr->id != CLOCK_MONOTONIC || tr->ratio_unc >= CYCLOCK_RATIO_UNKNOWN)
+	if (tr->id != CLOCK_MONOTONIC || tr->state.ratio_unc >= CYCLOCK_RATIO_UNKNOWN)
 		return 0;
-	return tr->raw->rate * (1 + tr->ratio_ppm * 1e-6);
+	return tr->raw->state.rate * (1 + tr->state.ratio_ppm * 1e-6);
 }
 
 /* @measured, or the stated rate if it agrees within CYCLOCK_AGREE_PPM:
@@ -74,26 +74,26 @@ void cyclock__take_rate(struct cyclock__track *tr, const struct cyclock__sample 
 {
 	double stated = cyclock__stated_rate(tr);
 
-	tr->last = *s;
-	if (s->ns - tr->mid.ns >= CYCLOCK_RATE_SPAN_NS / 2) {
-		tr->anchor = tr->mid;
-		tr->mid = *s;
+	tr->state.last = *s;
+	if (s->ns - tr->state.mid.ns >= CYCLOCK_RATE_SPAN_NS / 2) {
+		tr->state.anchor = tr->state.mid;
+		tr->state.mid = *s;
 	}
-	if ((int64_t)(s->ns - tr->hold_ns) < 0 && stated > 0) {
-		tr->rate = stated;
+	if ((int64_t)(s->ns - tr->state.hold_ns) < 0 && stated > 0) {
+		tr->state.rate = stated;
 		return;
 	}
-	if (s->ns - tr->anchor.ns < CYCLOCK_RATE_MIN_NS)
+	if (s->ns - tr->state.anchor.ns < CYCLOCK_RATE_MIN_NS)
 		return;
-	tr->rate = cyclock__best_rate(tr, (double)(s->ns - tr->anchor.ns) /
-						  (double)(s->cyc - tr->anchor.cyc));
+	tr->state.rate = cyclock__best_rate(tr, (double)(s->ns - tr->state.anchor.ns) /
+						        (double)(s->cyc - tr->state.anchor.cyc));
 }
 
 /* A kernel-mode spell ended within CYCLOCK_RECENT_NS of @now_ns: the
  * kernel's rate may change again soon. */
 bool cyclock__spell_recent(const struct cyclock__track *tr, uint64_t now_ns)
 {
-	return tr->spells && now_ns - tr->spell_end_ns < CYCLOCK_RECENT_NS;
+	return tr->state.spells && now_ns - tr->state.spell_end_ns < CYCLOCK_RECENT_NS;
 }
 
 /*
@@ -108,13 +108,13 @@ void cyclock__adapt_interval(struct cyclock__track *tr, uint64_t abs_err, uint64
 						: tr->counts->max_int_cyc;
 
 	if (abs_err <= CYCLOCK_GOOD_ERR_NS)
-		tr->interval *= 2;
+		tr->state.interval *= 2;
 	else if (abs_err > 4 * CYCLOCK_GOOD_ERR_NS)
-		tr->interval /= 2;
-	if (tr->interval > max)
-		tr->interval = max;
-	if (tr->interval < tr->counts->quick_int_cyc)
-		tr->interval = tr->counts->quick_int_cyc;
+		tr->state.interval /= 2;
+	if (tr->state.interval > max)
+		tr->state.interval = max;
+	if (tr->state.interval < tr->counts->quick_int_cyc)
+		tr->state.interval = tr->counts->quick_int_cyc;
 }
 
 /* Whether the RAW - MONOTONIC offset of @s is where the ratio in use puts
@@ -122,12 +122,13 @@ void cyclock__adapt_interval(struct cyclock__track *tr, uint64_t abs_err, uint64
  * uncertainty over the interval, and CYCLOCK_RATIO_SLACK_NS. */
 static bool ratio_holds(const struct cyclock__track *tr, const struct cyclock__sample *s)
 {
-	const struct cyclock__sample *last = &tr->last;
+	const struct cyclock__sample *last = &tr->state.last;
 	double span = (double)(s->ns - last->ns);
-	double off = (double)(int64_t)(last->raw_off - s->raw_off) - tr->ratio_ppm * 1e-6 * span;
+	double off = (double)(int64_t)(last->raw_off - s->raw_off) -
+		     tr->state.ratio_ppm * 1e-6 * span;
 
 	return cyclock__absd(off) <= (double)(last->raw_w + s->raw_w) / 2 + CYCLOCK_RATIO_SLACK_NS +
-					     tr->ratio_unc * 1e-6 * span;
+					     tr->state.ratio_unc * 1e-6 * span;
 }
 
 /*
@@ -146,33 +147,34 @@ static bool ratio_holds(const struct cyclock__track *tr, const struct cyclock__s
  */
 bool cyclock__follow_kernel(struct cyclock__track *tr, const struct cyclock__sample *s, bool *moved)
 {
-	const struct cyclock__sample *base = &tr->anchor;
-	bool known = tr->ratio_unc < CYCLOCK_RATIO_UNKNOWN, followed;
+	const struct cyclock__sample *base = &tr->state.anchor;
+	bool known = tr->state.ratio_unc < CYCLOCK_RATIO_UNKNOWN, followed;
 	double unc, r;
 
 	*moved = false;
-	if (tr->id != CLOCK_MONOTONIC || !s->raw_w || !tr->last.raw_w || s->ns <= tr->last.ns)
+	if (tr->id != CLOCK_MONOTONIC || !s->raw_w || !tr->state.last.raw_w ||
+	    s->ns <= tr->state.last.ns)
 		return true;
 	if (!known || ratio_holds(tr, s)) {
-		if (!base->raw_w || base->ns >= tr->last.ns)
-			base = &tr->last;
+		if (!base->raw_w || base->ns >= tr->state.last.ns)
+			base = &tr->state.last;
 		r = ratio_between(base, s, &unc);
-		if (unc < tr->ratio_unc || unc < CYCLOCK_RATIO_GOOD_PPM) {
-			tr->ratio_ppm = r;
-			tr->ratio_unc = unc;
+		if (unc < tr->state.ratio_unc || unc < CYCLOCK_RATIO_GOOD_PPM) {
+			tr->state.ratio_ppm = r;
+			tr->state.ratio_unc = unc;
 		}
 		if (!known)
-			tr->rate = cyclock__stated_rate(tr);
+			tr->state.rate = cyclock__stated_rate(tr);
 		return true;
 	}
-	r = ratio_between(&tr->last, s, &unc);
+	r = ratio_between(&tr->state.last, s, &unc);
 	*moved = true;
-	followed = cyclock__absd(r - tr->ratio_ppm) <= CYCLOCK_FOLLOW_PPM;
-	tr->ratio_ppm = r;
-	tr->ratio_unc = unc;
+	followed = cyclock__absd(r - tr->state.ratio_ppm) <= CYCLOCK_FOLLOW_PPM;
+	tr->state.ratio_ppm = r;
+	tr->state.ratio_unc = unc;
 	if (followed) {
-		tr->rate = cyclock__stated_rate(tr);
-		tr->rate_changes++;
+		tr->state.rate = cyclock__stated_rate(tr);
+		tr->state.rate_changes++;
 	}
 	return followed;
 }
@@ -187,13 +189,13 @@ bool cyclock__follow_kernel(struct cyclock__track *tr, const struct cyclock__sam
  */
 uint32_t cyclock__drift_ppb(const struct cyclock__track *tr)
 {
-	const struct cyclock__sample *a = tr->first_raw, *b = &tr->raw->last;
+	const struct cyclock__sample *a = tr->first_raw, *b = &tr->raw->state.last;
 	double unc = 0.5, ppb; /* no baseline at all: each bracket as wide as it */
 
 	if (b->ns > a->ns)
-		unc = cyclock__rate_unc(a, b, tr->rate);
-	if (tr->last.ns > tr->anchor.ns) {
-		double own = cyclock__rate_unc(&tr->anchor, &tr->last, tr->rate);
+		unc = cyclock__rate_unc(a, b, tr->state.rate);
+	if (tr->state.last.ns > tr->state.anchor.ns) {
+		double own = cyclock__rate_unc(&tr->state.anchor, &tr->state.last, tr->state.rate);
 
 		unc = own < unc ? own : unc;
 	}
@@ -205,5 +207,5 @@ uint32_t cyclock__drift_ppb(const struct cyclock__track *tr)
 /* That drift over @gap counts, in ns. */
 uint64_t cyclock__drift_slack(const struct cyclock__track *tr, uint64_t gap)
 {
-	return cyclock__drift_ns((double)gap * tr->rate, cyclock__drift_ppb(tr));
+	return cyclock__drift_ns((double)gap * tr->state.rate, cyclock__drift_ppb(tr));
 }

@@ -14,8 +14,6 @@
  * under readers and signals), test_abandoned.c and test_first_call.c (a
  * resync abandoned).
  */
-#include <string.h>
-
 #include "internal.h"
 
 /*
@@ -42,8 +40,7 @@ static void track_resync(struct cyclock__track *tr, const struct cyclock__sample
 					: cyclock__publish(tr->tl, &d.seg);
 	if (!took)
 		return;
-	memcpy((char *)tr + CYCLOCK__TRACK_STATE, (const char *)&next + CYCLOCK__TRACK_STATE,
-	       sizeof(*tr) - CYCLOCK__TRACK_STATE);
+	tr->state = next.state;
 	if (d.counter_wrong)
 		cyclock_atomic_fetch_add(&cyclock__tracks.anomalies, 1, CYCLOCK_RELAXED);
 	if (tr == &cyclock__tracks.mono)

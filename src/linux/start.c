@@ -81,7 +81,7 @@ void cyclock__start_counter(double hz, const struct cyclock__sample *s1)
 		tr->counts = &cyclock__setup.counts;
 		tr->raw = &cyclock__tracks.raw;
 		tr->first_raw = &cyclock__setup.first_raw;
-		tr->rate = 1e9 / hz;
+		tr->state.rate = 1e9 / hz;
 	}
 	/* Not first: the first half measured them for the kernel-mode start,
 	 * and realtime must not move back by the noise between the two. */
@@ -97,7 +97,7 @@ void cyclock__start_counter(double hz, const struct cyclock__sample *s1)
 	cyclock__track_start(&cyclock__tracks.mono, &sm);
 	cyclock__track_start(&cyclock__tracks.raw, s1);
 	/* The rate's baseline starts at init's first sample. */
-	cyclock__tracks.raw.anchor = cyclock__tracks.raw.mid = cyclock__setup.first_raw;
+	cyclock__tracks.raw.state.anchor = cyclock__tracks.raw.state.mid = cyclock__setup.first_raw;
 	if (held) {
 		cyclock__status_counts(sm.ns, !cyclock__seg_load(&cyclock__mono).horizon_cyc);
 		cyclock__writer_done();

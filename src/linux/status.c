@@ -130,20 +130,20 @@ void cyclock__status_counts(uint64_t ns, bool kernel_mode)
 {
 	struct cyclock_status_counts *p = &cyclock_status.counts;
 	const struct cyclock__track *m = &cyclock__tracks.mono, *r = &cyclock__tracks.raw;
-	const char *why = m->kernel_why ? m->kernel_why : r->kernel_why;
+	const char *why = m->state.kernel_why ? m->state.kernel_why : r->state.kernel_why;
 
 	begin(&p->seq);
 	p->pid = cyclock__pid();
 	p->flags = 0;
 	p->kernel_mode = kernel_mode;
 	p->written_ns = ns;
-	p->resyncs = m->resyncs;
+	p->resyncs = m->state.resyncs;
 	p->anomalies = cyclock_atomic_load(&cyclock__tracks.anomalies, CYCLOCK_RELAXED);
-	p->kernel_spells = m->spells + r->spells;
-	p->rate_changes = m->rate_changes;
-	p->last_err_ns = m->last_err;
-	p->interval_ns = (uint64_t)((double)m->interval * r->rate);
-	p->ns_per_tick = r->rate;
+	p->kernel_spells = m->state.spells + r->state.spells;
+	p->rate_changes = m->state.rate_changes;
+	p->last_err_ns = m->state.last_err;
+	p->interval_ns = (uint64_t)((double)m->state.interval * r->state.rate);
+	p->ns_per_tick = r->state.rate;
 	if (why != why_copied) {
 		COPY(p->kernel_why, why);
 		why_copied = why;

@@ -23,12 +23,12 @@ void cyclock__track_start(struct cyclock__track *tr, const struct cyclock__sampl
 	/* MONOTONIC runs at RAW's rate times a ratio the kernel's clocks show
 	 * from @s on (rate.c): until it is measured, at RAW's rate (both start
 	 * at the same rate, start.c). */
-	tr->ratio_ppm = 0;
-	tr->ratio_unc = CYCLOCK_RATIO_UNKNOWN;
+	tr->state.ratio_ppm = 0;
+	tr->state.ratio_unc = CYCLOCK_RATIO_UNKNOWN;
 	/* Kernel mode's first window, should the fresh segment not take (the
 	 * timeline then stays in kernel mode and looks again later). */
-	tr->win = tr->anchor = tr->mid = tr->last = *s;
-	tr->win_rate = 0;
+	tr->state.win = tr->state.anchor = tr->state.mid = tr->state.last = *s;
+	tr->state.win_rate = 0;
 	cyclock__start_fresh(tr, s, &zero);
 }
 
@@ -42,9 +42,9 @@ static uint32_t aim(const struct cyclock__track *tr, const struct cyclock__sampl
 {
 	double tgt = (double)(int64_t)(s->ns - vp_ns) -
 		     (double)vp_frac / (double)(1ull << tr->counts->shift) +
-		     (double)(int64_t)(P + T - s->cyc) * tr->rate;
+		     (double)(int64_t)(P + T - s->cyc) * tr->state.rate;
 	double slope = tgt / (double)T;
-	double hi = tr->rate * (1 + CYCLOCK_FOLLOW_PPM * 1e-6);
+	double hi = tr->state.rate * (1 + CYCLOCK_FOLLOW_PPM * 1e-6);
 	uint32_t mult = cyclock__mult_of(slope > hi ? hi : slope, tr->counts->shift);
 
 	return mult < low ? low : mult;
@@ -59,15 +59,15 @@ static uint32_t aim(const struct cyclock__track *tr, const struct cyclock__sampl
 static uint64_t correction_span(const struct cyclock__track *tr, uint64_t at_ns,
 				const struct cyclock__sample *s, uint64_t cw)
 {
-	double k = (double)s->ns + (double)(int64_t)(cw - s->cyc) * tr->rate;
+	double k = (double)s->ns + (double)(int64_t)(cw - s->cyc) * tr->state.rate;
 	double e = cyclock__absd((double)at_ns - k), span_ns;
 
 	span_ns = e <= CYCLOCK_NOISE_NS ? CYCLOCK_GENTLE_NS : e / (CYCLOCK_CORRECT_PPM * 1e-6);
 	if (span_ns > CYCLOCK_GENTLE_NS)
 		span_ns = CYCLOCK_GENTLE_NS;
-	if (span_ns < (double)tr->interval * tr->rate)
-		return tr->interval;
-	return (uint64_t)(span_ns / tr->rate);
+	if (span_ns < (double)tr->state.interval * tr->state.rate)
+		return tr->state.interval;
+	return (uint64_t)(span_ns / tr->state.rate);
 }
 
 /*
@@ -87,22 +87,22 @@ static struct cyclock__segv next_segment(const struct cyclock__track *tr,
 {
 	struct cyclock__segv next = *cur;
 	uint64_t hand = cyclock__seg_horizon(cur, tr->counts->shift);
-	double ahead_of_lo = (double)(int64_t)(cw - s->lo - s->width) * tr->rate;
+	double ahead_of_lo = (double)(int64_t)(cw - s->lo - s->width) * tr->state.rate;
 	uint64_t k_low = s->ns + (uint64_t)(ahead_of_lo > 0 ? ahead_of_lo : 0);
 	uint32_t low = cyclock__mult_low(cur->mult_rate);
 
 	next.cyc = cw;
 	cyclock__seg_at(cur, tr->counts->shift, cw, &next.ns, &next.frac);
 	if (k_low > hand + CYCLOCK_STEP_NS && k_low > next.ns) {
-		next.ns = s->ns + (uint64_t)((double)(int64_t)(cw - s->cyc) * tr->rate);
+		next.ns = s->ns + (uint64_t)((double)(int64_t)(cw - s->cyc) * tr->state.rate);
 		next.frac = 0;
 	} else if (k_low < next.ns && hand < next.ns) {
 		next.ns = k_low > hand ? k_low : hand;
 		next.frac = 0;
 	}
-	next.horizon_cyc = (uint32_t)tr->interval;
+	next.horizon_cyc = (uint32_t)tr->state.interval;
 	next.mult = aim(tr, s, cw, next.ns, next.frac, correction_span(tr, next.ns, s, cw), low);
-	next.mult_rate = cyclock__mult_of(tr->rate, tr->counts->shift);
+	next.mult_rate = cyclock__mult_of(tr->state.rate, tr->counts->shift);
 	if (next.mult_rate < low)
 		next.mult_rate = low;
 	return next;
@@ -130,10 +130,10 @@ static const char *leave_counter(struct cyclock__track *tr, int64_t e, uint64_t 
 		return moved ? "the kernel's rate changed" : "the counter disagreed with the kernel";
 	}
 	if (moved || abs_e <= slack) {
-		tr->strikes = 0;
+		tr->state.strikes = 0;
 		return NULL;
 	}
-	return ++tr->strikes >= 2 ? "the counter and the kernel's clock drifted apart" : NULL;
+	return ++tr->state.strikes >= 2 ? "the counter and the kernel's clock drifted apart" : NULL;
 }
 
 /*
@@ -162,7 +162,7 @@ struct cyclock__decision cyclock__decide(struct cyclock__track *tr,
 		d.seg.off_real = off[0];
 		d.seg.off_boot = off[1];
 	}
-	tr->resyncs++;
+	tr->state.resyncs++;
 	if (!cur->horizon_cyc)
 		d = cyclock__kernel_step(tr, &d.seg, s, cw, moved);
 	else if (went_back)
@@ -172,18 +172,18 @@ struct cyclock__decision cyclock__decide(struct cyclock__track *tr,
 	else {
 		cyclock__seg_at(cur, tr->counts->shift, s->cyc, &our, &frac);
 		e = (int64_t)(our - s->ns);
-		tr->last_err = e;
+		tr->state.last_err = e;
 		/* The bracket's own uncertainty (a writer preempted while
 		 * sampling must not take that for the counter's error), and the
 		 * drift the rate's may have gathered since the horizon. */
-		slack = CYCLOCK_NOISE_NS + (uint64_t)((double)s->width * tr->rate) +
+		slack = CYCLOCK_NOISE_NS + (uint64_t)((double)s->width * tr->state.rate) +
 			cyclock__drift_slack(tr, cw - cur->cyc - cur->horizon_cyc);
 		why = leave_counter(tr, e, slack, moved, followed, &wrong);
 		if (why)
 			return cyclock__enter_kernel(tr, &d.seg, s, cw, wrong, why);
 		if (moved) {
-			tr->anchor = tr->mid = tr->last = *s;
-			tr->hold_ns = s->ns + CYCLOCK_RATE_SPAN_NS / 2;
+			tr->state.anchor = tr->state.mid = tr->state.last = *s;
+			tr->state.hold_ns = s->ns + CYCLOCK_RATE_SPAN_NS / 2;
 		} else {
 			cyclock__take_rate(tr, s);
 		}

@@ -53,20 +53,10 @@ struct cyclock__counts {
 
 struct cyclock__counts cyclock__counts_at(double hz); /* start.c: for a counter at @hz */
 
-/* A timeline's controller: writer-only.  Its decisions (cyclock__decide())
- * read the track and what it points at, nothing else.  What it is (up to
- * rate) is written once, at the timelines' start, and read by any thread;
- * its state (from rate on) is the writer's, which a resync commits whole
- * (CYCLOCK__TRACK_STATE, resync.c). */
-struct cyclock__track {
-	struct cyclock__timeline *tl;
-	clockid_t id;                  /* the kernel clock it follows */
-	const struct cyclock__counts *counts;     /* the tuning in counts */
-	const struct cyclock__track *raw;         /* RAW's: MONOTONIC runs at its rate times
-						   * the kernel's ratio (RAW's is itself) */
-	const struct cyclock__sample *first_raw;  /* init's first RAW sample: the longest
-						   * baseline a rate has */
-	double rate;                   /* that clock's ns per count, estimated */
+/* What a timeline's controller learns, resync after resync: the
+ * writer's alone, and committed whole by a resync that took (resync.c). */
+struct cyclock__track_state {
+	double rate;                   /* the kernel clock's ns per count, estimated */
 	struct cyclock__sample anchor; /* the rate's baseline starts here, */
 	struct cyclock__sample mid;    /* and moves here when this is old enough, */
 	struct cyclock__sample last;   /* the newest sample */
@@ -87,7 +77,21 @@ struct cyclock__track {
 	uint64_t hold_ns;              /* keep the kernel's stated rate until then */
 	uint64_t spell_end_ns;         /* the kernel's clock when the last one ended */
 };
-#define CYCLOCK__TRACK_STATE offsetof(struct cyclock__track, rate)
+
+/* A timeline's controller: writer-only.  Its decisions (cyclock__decide())
+ * read the track and what it points at, nothing else.  What it is (all
+ * but its state) is written once, at the timelines' start, and read by
+ * any thread, so a resync's commit writes the state alone. */
+struct cyclock__track {
+	struct cyclock__timeline *tl;
+	clockid_t id;                  /* the kernel clock it follows */
+	const struct cyclock__counts *counts;     /* the tuning in counts */
+	const struct cyclock__track *raw;         /* RAW's: MONOTONIC runs at its rate times
+						   * the kernel's ratio (RAW's is itself) */
+	const struct cyclock__sample *first_raw;  /* init's first RAW sample: the longest
+						   * baseline a rate has */
+	struct cyclock__track_state state;
+};
 
 /* rate.c: the kernel's rate, as stated and as measured; the interval. */
 uint32_t cyclock__mult_of(double ns_per_cyc, uint32_t shift);

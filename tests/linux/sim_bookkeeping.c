@@ -115,9 +115,9 @@ static void a_strike(void **state)
 	w_rebase_counter();
 	w.rate_hz = RATE + RATE / 1000000 * 300;
 	w.t += 20 * MS;
-	assert_int_equal(cyclock__tracks.mono.strikes, 0);
+	assert_int_equal(cyclock__tracks.mono.state.strikes, 0);
 	resync_blocked_then_not("a strike");
-	assert_int_equal(cyclock__tracks.mono.strikes, 1);
+	assert_int_equal(cyclock__tracks.mono.state.strikes, 1);
 }
 
 /* The kernel's rate moves 300 ppm, as its clocks show: a rate change
@@ -134,7 +134,7 @@ static void a_rate_change(void **state)
 	before = state_now();
 	after = resync_blocked_then_not("a rate change");
 	assert_int_equal(after.rate_changes, before.rate_changes + 1);
-	assert_int_equal(cyclock__tracks.mono.strikes, 0);
+	assert_int_equal(cyclock__tracks.mono.state.strikes, 0);
 }
 
 /* In kernel mode, once the rate is steady: the fresh segment that ends
@@ -153,9 +153,9 @@ static void the_end_of_a_spell(void **state)
 	/* Kernel mode looks again every 2 ms; two steady 16 ms windows. */
 	for (int i = 0; i < 1000 && state_now().kernel_mode; i++) {
 		w.t += 2 * MS;
-		if (cyclock__tracks.mono.win_rate > 0 &&
-		    w_clock(CLOCK_MONOTONIC) - cyclock__tracks.mono.win.ns >=
-			    (CYCLOCK_STEADY_NS << cyclock__tracks.mono.streak)) {
+		if (cyclock__tracks.mono.state.win_rate > 0 &&
+		    w_clock(CLOCK_MONOTONIC) - cyclock__tracks.mono.state.win.ns >=
+			    (CYCLOCK_STEADY_NS << cyclock__tracks.mono.state.streak)) {
 			after = resync_blocked_then_not("the end of a spell");
 			assert_false(after.kernel_mode);
 			return;

@@ -131,7 +131,7 @@ static int child(int i)
 	pthread_join(t, NULL);
 	after(&last);
 	printf("child %d: %lu reads left by a longjmp, %llu resyncs; the writer flag %s\n", i,
-	       jumps, (unsigned long long)cyclock__tracks.mono.resyncs,
+	       jumps, (unsigned long long)cyclock__tracks.mono.state.resyncs,
 	       atomic_load(&cyclock__host.writer) ? "left taken" : "free");
 	fflush(stdout);
 	return child_failures ? 1 : 0;

@@ -50,13 +50,13 @@ static struct cyclock__sample first_raw;
 static void setup(void)
 {
 	k = cyclock__counts_at(HZ);
-	raw_track.rate = RATE;
+	raw_track.state.rate = RATE;
 	/* What the decision once read of the library's own: counts of 4.5e18,
 	 * a RAW rate of 0.0005 ns per count. */
 	memset(&cyclock__setup.counts, 0x3f, sizeof(cyclock__setup.counts));
 	memset(&cyclock__setup.first_raw, 0x3f, sizeof(cyclock__setup.first_raw));
-	memset(&cyclock__tracks.raw.last, 0x3f, sizeof(cyclock__tracks.raw.last));
-	cyclock__tracks.raw.rate = 5e-4;
+	memset(&cyclock__tracks.raw.state.last, 0x3f, sizeof(cyclock__tracks.raw.state.last));
+	cyclock__tracks.raw.state.rate = 5e-4;
 }
 
 /* RAW - MONOTONIC at NS0, and MONOTONIC's rate over RAW's from there on
@@ -101,12 +101,12 @@ static struct cyclock__track track(void)
 	tr.counts = &k;
 	tr.raw = &raw_track;
 	tr.first_raw = &first_raw;
-	tr.rate = RATE;
-	tr.interval = k.max_int_cyc;
-	tr.anchor = tr.mid = sample(P0 - counts(NSEC_PER_SEC), NS0 - NSEC_PER_SEC);
-	tr.last = sample(P0, NS0);
-	tr.ratio_unc = 0.05;
-	tr.hold_ns = 0;
+	tr.state.rate = RATE;
+	tr.state.interval = k.max_int_cyc;
+	tr.state.anchor = tr.state.mid = sample(P0 - counts(NSEC_PER_SEC), NS0 - NSEC_PER_SEC);
+	tr.state.last = sample(P0, NS0);
+	tr.state.ratio_unc = 0.05;
+	tr.state.hold_ns = 0;
 	return tr;
 }
 
@@ -240,7 +240,7 @@ static void a_change_beyond_follow_goes_to_kernel_mode(void **state)
 	d = past_horizon(f, 0);
 	expect_kernel(&d, &f->cur, "1000 ppm");
 	assert_false(d.counter_wrong);
-	assert_int_equal(f->tr.spells, 1);
+	assert_int_equal(f->tr.state.spells, 1);
 }
 
 /* A 10 % tick change, 300 us off by the resync: the kernel's, not an
@@ -264,9 +264,9 @@ static void a_change_within_follow_is_followed(void **state)
 	kernel_ppm = 500;
 	d = past_horizon(f, 0);
 	assert_int_equal(d.what, CYCLOCK__NEXT);
-	assert_int_equal(f->tr.rate_changes, 1);
+	assert_int_equal(f->tr.state.rate_changes, 1);
 	assert_true(d.seg.mult_rate > f->cur.mult_rate);
-	assert_true(f->tr.ratio_ppm > 499 && f->tr.ratio_ppm < 501);
+	assert_true(f->tr.state.ratio_ppm > 499 && f->tr.state.ratio_ppm < 501);
 }
 
 /* 20 ppm, 40 ns over the 2 ms: within the noise of the counter's error,
@@ -281,9 +281,9 @@ static void a_small_change_is_followed(void **state)
 	kernel_ppm = 20;
 	d = past_horizon(f, 0);
 	assert_int_equal(d.what, CYCLOCK__NEXT);
-	assert_int_equal(f->tr.rate_changes, 1);
-	if (cyclock__absd(f->tr.rate / want - 1) > 2e-6)
-		fail_msg("rate %.9f, not %.9f", f->tr.rate, want);
+	assert_int_equal(f->tr.state.rate_changes, 1);
+	if (cyclock__absd(f->tr.state.rate / want - 1) > 2e-6)
+		fail_msg("rate %.9f, not %.9f", f->tr.state.rate, want);
 }
 
 /* An offset off by as much as its bracket allows: no change, and the
@@ -296,8 +296,8 @@ static void offsets_within_their_brackets_are_no_change(void **state)
 	raw_noise = 20; /* both brackets, 20 ns each, allow 20 */
 	d = past_horizon(f, 0);
 	assert_int_equal(d.what, CYCLOCK__NEXT);
-	assert_int_equal(f->tr.rate_changes, 0);
-	assert_true(f->tr.ratio_ppm < 1 && f->tr.ratio_ppm > -1);
+	assert_int_equal(f->tr.state.rate_changes, 0);
+	assert_true(f->tr.state.ratio_ppm < 1 && f->tr.state.ratio_ppm > -1);
 }
 
 static void an_unexplained_large_error_is_the_counters(void **state)
@@ -317,7 +317,7 @@ static void two_unexplained_errors_in_a_row_go_to_kernel_mode(void **state)
 
 	d = past_horizon(f, 3000); /* 3 us: beyond the noise */
 	assert_int_equal(d.what, CYCLOCK__NEXT);
-	assert_int_equal(f->tr.strikes, 1);
+	assert_int_equal(f->tr.state.strikes, 1);
 	f->cur = d.seg;
 	d = past_horizon(f, 3000);
 	expect_kernel(&d, &f->cur, "drifted apart");
@@ -353,8 +353,9 @@ static void before_the_horizon_only_the_offsets_change(void **state)
  * the kernel at @ns_per_count meanwhile. */
 static struct cyclock__decision kernel_look(struct fixture *f, uint64_t since, double ns_per_count)
 {
-	uint64_t cyc = f->tr.win.cyc + since;
-	struct cyclock__sample s = sample(cyc, f->tr.win.ns + (uint64_t)((double)since * ns_per_count));
+	uint64_t cyc = f->tr.state.win.cyc + since;
+	struct cyclock__sample s =
+		sample(cyc, f->tr.state.win.ns + (uint64_t)((double)since * ns_per_count));
 
 	f->cw = cyc + 30;
 	return cyclock__decide(&f->tr, &f->cur, &s, f->cw, NULL, false);
@@ -377,7 +378,7 @@ static void kernel_mode_hands_back_once_two_windows_agree(void **state)
 	/* The first whole window: its rate noted, stays. */
 	d = kernel_look(f, window, RATE);
 	assert_int_equal(d.what, CYCLOCK__KERNEL);
-	assert_true(f->tr.win_rate > 0);
+	assert_true(f->tr.state.win_rate > 0);
 	/* A second window 100 ppm off the first: not steady, stays. */
 	d = kernel_look(f, window, RATE * (1 + 100e-6));
 	assert_int_equal(d.what, CYCLOCK__KERNEL);

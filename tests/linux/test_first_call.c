@@ -599,13 +599,13 @@ static int raw_child(int i)
 	d = cyclock_describe();
 	if (!d || !d[0])
 		return raw_fail(i, "cyclock_describe() returned nothing", 0, "");
-	done = cyclock__tracks.mono.resyncs;
+	done = cyclock__tracks.mono.state.resyncs;
 	cyclock_resync();
 	w = atomic_load(&cyclock__host.writer);
 	if (w != 0 && w != me)
 		return raw_fail(i, "after cyclock_resync() the writer flag is held by pid ", w,
 				" (the parent's)");
-	if (cyclock__tracks.mono.resyncs <= done)
+	if (cyclock__tracks.mono.state.resyncs <= done)
 		return raw_fail(i, "cyclock_resync() did not resync; resyncs ", done, "");
 	if ((r = raw_reads(i, 1000000)))
 		return r;

@@ -55,16 +55,16 @@ static void *writer(void *arg)
 	/* What the status's writers read, set to i before each write; the
 	 * raw track's rate 1 ns per count makes interval_ns the interval in
 	 * counts. */
-	cyclock__tracks.raw.rate = 1.0;
-	cyclock__tracks.raw.spells = 0;
+	cyclock__tracks.raw.state.rate = 1.0;
+	cyclock__tracks.raw.state.spells = 0;
 	cyclock_atomic_store(&cyclock__setup.using_counter, true, CYCLOCK_RELAXED);
 	for (uint64_t i = 1; !atomic_load_explicit(&stop, memory_order_relaxed); i++) {
-		cyclock__tracks.mono.resyncs = i;
-		cyclock__tracks.mono.spells = i;
-		cyclock__tracks.mono.rate_changes = i;
-		cyclock__tracks.mono.last_err = (int64_t)i;
-		cyclock__tracks.mono.interval = i;
-		cyclock__tracks.mono.kernel_why = why[i & 1];
+		cyclock__tracks.mono.state.resyncs = i;
+		cyclock__tracks.mono.state.spells = i;
+		cyclock__tracks.mono.state.rate_changes = i;
+		cyclock__tracks.mono.state.last_err = (int64_t)i;
+		cyclock__tracks.mono.state.interval = i;
+		cyclock__tracks.mono.state.kernel_why = why[i & 1];
 		cyclock_atomic_store(&cyclock__tracks.anomalies, i, CYCLOCK_RELAXED);
 		cyclock__status_counts(i, i & 1);
 		cyclock__setup.init_ns = i;
