@@ -240,6 +240,14 @@ PART uint64_t timeline_slow(unsigned int kind, uint64_t word, uint64_t cyc)
 	}
 }
 
+/* No counter in use: how is set to CYCLOCK__HOW_KERNEL once initialised,
+ * with release, which the acquire pairs with, so that the reader sees
+ * what initialisation decided (cyclock_local()'s per-CPU mode). */
+PART bool no_counter(const struct cyclock__timeline *tl)
+{
+	return cyclock_atomic_load(&tl->how, CYCLOCK_ACQUIRE) == CYCLOCK__HOW_KERNEL;
+}
+
 /* The kernel's clock of @kind, or cyclock_local()'s per-CPU clock. */
 PART uint64_t kernel_value(unsigned int kind)
 {
@@ -281,11 +289,9 @@ timeline_or_past(unsigned int kind, uint64_t word, uint64_t cyc)
 
 CYCLOCK__READ_PATH uint64_t cyclock__slow(unsigned int kind, uint64_t word, uint64_t cyc)
 {
-	/* No counter in use (set once initialised, with release): the
-	 * kernel's clock, for a load and a call more than its own; kept
+	/* The kernel's clock, for a load and a call more than its own; kept
 	 * apart from the frame the rest needs. */
-	if (cyclock_atomic_load(&cyclock__tl_of(kind)->how, CYCLOCK_ACQUIRE) ==
-	    CYCLOCK__HOW_KERNEL)
+	if (no_counter(cyclock__tl_of(kind)))
 		return kernel_value(kind);
 	return timeline_or_past(kind, word, cyc);
 }
@@ -322,9 +328,8 @@ PART uint64_t kernel_read(unsigned int kind)
 
 /* The public clocks: the fast path inlined, on their timeline; with no
  * counter in use, the kernel's clock without cyclock__slow()'s dispatch on
- * @kind, so that such a read costs little more than the kernel's own (the
- * check is cyclock__slow()'s: the acquire pairs with init's release of
- * how); the rest in cyclock__slow(). */
+ * @kind, so that such a read costs little more than the kernel's own; the
+ * rest in cyclock__slow(). */
 PART uint64_t read_kind(unsigned int kind)
 {
 	struct cyclock__timeline *tl = cyclock__tl_read(kind);
@@ -332,7 +337,7 @@ PART uint64_t read_kind(unsigned int kind)
 
 	if (cyclock_likely(cyclock__read_parts(tl, kind, &base, &since, &off)))
 		return base + since + cyclock__off_ns(off);
-	if (cyclock_atomic_load(&tl->how, CYCLOCK_ACQUIRE) == CYCLOCK__HOW_KERNEL)
+	if (no_counter(tl))
 		return kernel_read(kind);
 	return cyclock__slow(kind, base, since);
 }

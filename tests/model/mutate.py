@@ -132,8 +132,8 @@ MUTATIONS = [
      "cyclock_atomic_store(&cyclock__host.writer, 0, CYCLOCK_RELAXED);",
      "caught", "releasing the resync's writer flag: release to relaxed"),
     ("slow-how", "src/linux/read.c",
-     "\t\t\t\tCYCLOCK_ACQUIRE) == CYCLOCK__HOW_KERNEL)",
-     "\t\t\t\tCYCLOCK_RELAXED) == CYCLOCK__HOW_KERNEL)",
+     "return cyclock_atomic_load(&tl->how, CYCLOCK_ACQUIRE) == CYCLOCK__HOW_KERNEL;",
+     "return cyclock_atomic_load(&tl->how, CYCLOCK_RELAXED) == CYCLOCK__HOW_KERNEL;",
      "pairs with initialisation's release of its choice (init.c), which the "
      "model does not run: its harnesses start initialised",
      "the slow path's look at the chosen read: acquire to relaxed"),
