@@ -141,8 +141,11 @@ CYCLOCK_API const char *cyclock_describe(void) CYCLOCK_NOEXCEPT;
 
 /*
  * What the library decided and has done so far, as numbers a program can
- * export (cyclock_get_state(3)).  Versioned: the caller sets @version to
- * the CYCLOCK_STATE_VERSION it was built with; a later version only adds
+ * export (cyclock_get_state(3)): what the process's status block says
+ * (cyclock/status.h, which "cyclock status" reads from outside), the
+ * counts as of the last resync, with the live segment's mult, shift and
+ * raw_mult.  Versioned: the caller sets @version to the
+ * CYCLOCK_STATE_VERSION it was built with; a later version only adds
  * fields at the end.  The strings are the library's, of static duration.
  */
 #define CYCLOCK_STATE_VERSION 1u
@@ -179,10 +182,11 @@ struct cyclock_state {
 
 /*
  * Fill @st with the fields of min(st->version, CYCLOCK_STATE_VERSION) and
- * set st->version to that; the counts are a snapshot.  Initialises the
+ * set st->version to that; the counts are one resync's.  Initialises the
  * library first, as cyclock_init(0).  Returns 0, or CYCLOCK_EINVAL for a
- * NULL @st or a version of 0 (nothing written).  Thread-safe, not
- * async-signal-safe.
+ * NULL @st or a version of 0 (nothing written).  Thread-safe; once
+ * initialised, async-signal-safe: it takes no lock and never waits, even
+ * in a handler that interrupted a resync.
  */
 CYCLOCK_API int cyclock_get_state(struct cyclock_state *st) CYCLOCK_NOEXCEPT;
 

@@ -1,125 +1,117 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cyclock_describe() and cyclock_get_state(): what the library decided and why.
+ * cyclock_describe() and cyclock_get_state(): what the library decided and
+ * why, as the process's own status block says it (status.c writes it; the
+ * latch's read side reads it here, without the writer flag or a wait).
  * Tests: tests/linux/sim_state.c (every field of cyclock_get_state()),
  * sim_fallback.c (cyclock_describe()'s reasons), test_api.c; the warp
  * check's fields, test_first_read.c.
  */
 #define _GNU_SOURCE
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
 
-/* The frequency as the raw timeline now estimates it, and its uncertainty
- * from the first and latest samples' brackets over their baseline. */
-static double current_hz(double *ppm)
+/* Every field but the version, in @st, already zeroed: what @v, the
+ * block status.c wrote, says, and the live segments' multipliers. */
+static void state_of(const struct cyclock__status_view *v, struct cyclock_state *st)
 {
-	const struct cyclock__track *tr = &cyclock__tracks.raw;
-	const struct cyclock__sample *a = &cyclock__setup.first_raw, *b = &tr->state.last;
+	const struct cyclock_status_setup *s = v->setup;
+	const struct cyclock_status_counts *c = &v->counts;
+	bool ready = !cyclock__init_why() && s->state == CYCLOCK_STATUS_READY;
 
-	*ppm = b->ns > a->ns ? cyclock__rate_unc(a, b, tr->state.rate) * 1e6 : 0;
-	return 1e9 / tr->state.rate;
+	st->why = !ready ? cyclock__init_why() : s->why;
+	st->counter = CYCLOCK_ARCH_COUNTER_NAME;
+	st->hz_source = st->ordered = st->ordered_why = st->kernel_why = "";
+	if (!ready)
+		return;
+	st->using_counter = !!(s->flags & CYCLOCK_STATUS_COUNTER);
+	st->forced = !!(s->flags & CYCLOCK_STATUS_FORCED);
+	st->local_percpu = !!(s->flags & CYCLOCK_STATUS_PERCPU);
+	st->warp_ran = !!(s->flags & CYCLOCK_STATUS_WARP_RAN);
+	st->hz_hint = s->hz_hint;
+	st->hz_source = s->hz_source;
+	st->ordered = s->ordered;
+	st->ordered_why = s->ordered_why;
+	st->warp_turns = s->warp_turns;
+	st->warp_cyc = s->warp_cyc;
+	st->init_ns = s->init_ns;
+	if (!st->using_counter)
+		return;
+	st->hz = c->ns_per_tick > 0 ? 1e9 / c->ns_per_tick : 0;
+	st->hz_ppm = c->hz_ppm;
+	st->mult = cyclock__seg_load(&cyclock__mono).mult;
+	st->shift = cyclock__setup.counts.shift;
+	st->raw_mult = cyclock__seg_load(&cyclock__raw).mult;
+	st->kernel_mode = (int32_t)c->kernel_mode;
+	st->kernel_why = v->kernel_why;
+	st->interval_ns = c->interval_ns;
+	st->max_interval_ns = c->max_interval_ns;
+	st->resyncs = c->resyncs;
+	st->anomalies = c->anomalies;
+	st->kernel_spells = c->kernel_spells;
+	st->rate_changes = c->rate_changes;
+	st->last_err_ns = c->last_err_ns;
+	st->raw_last_err_ns = c->raw_last_err_ns;
 }
 
-/* Every field but the version, in @st, already zeroed. */
-static void get_state(struct cyclock_state *st)
+/* The state now, in @st (zeroed here), from the block read into @v. */
+static void own_state(struct cyclock_state *st, struct cyclock__status_view *v)
 {
+	memset(st, 0, sizeof(*st));
 	cyclock__init_wait(0, false);
-	/* The writer's fields, read under its flag so they are consistent;
-	 * a bounded wait, then a snapshot that may be a resync apart. */
-	bool locked = false;
-
-	for (int i = 0; i < 1000 && !(locked = cyclock__writer_try(true)); i++)
-		sched_yield();
-	st->using_counter = cyclock_atomic_load(&cyclock__setup.using_counter, CYCLOCK_SEQ_CST);
-	st->why = cyclock__init_why() ? cyclock__init_why()
-		  : cyclock__setup.why ? cyclock__setup.why : "";
-	st->forced = cyclock__setup.forced;
-	st->local_percpu = cyclock_atomic_load(&cyclock__setup.local_percpu, CYCLOCK_SEQ_CST);
-	st->counter = CYCLOCK_ARCH_COUNTER_NAME;
-	st->hz_hint = cyclock__setup.hz_hint;
-	st->hz_source = cyclock__setup.hz_source ? cyclock__setup.hz_source : "";
-	st->ordered = cyclock_arch_ordered_name(cyclock__setup.ordered);
-	st->ordered_why = cyclock__setup.ordered_why;
-	st->warp_ran = cyclock__setup.warp_ran;
-	st->warp_turns = cyclock__setup.warp_turns;
-	st->warp_cyc = cyclock__setup.warp_cyc;
-	st->init_ns = cyclock__setup.init_ns;
-	st->kernel_why = "";
-	if (cyclock_atomic_load(&cyclock__setup.using_counter, CYCLOCK_SEQ_CST)) {
-		struct cyclock__segv v = cyclock__seg_load(&cyclock__mono);
-		const struct cyclock__track_state *m = &cyclock__tracks.mono.state,
-						  *r = &cyclock__tracks.raw.state;
-
-		st->hz = current_hz(&st->hz_ppm);
-		st->mult = v.mult;
-		st->shift = cyclock__setup.counts.shift;
-		st->raw_mult = cyclock__seg_load(&cyclock__raw).mult;
-		st->kernel_mode = !v.horizon_cyc;
-		st->kernel_why = m->kernel_why ? m->kernel_why : r->kernel_why ? r->kernel_why : "";
-		st->interval_ns = (uint64_t)((double)m->interval * r->rate);
-		st->max_interval_ns =
-			(uint64_t)((double)cyclock__setup.counts.max_int_cyc * r->rate);
-		st->resyncs = m->resyncs;
-		st->kernel_spells = m->spells + r->spells;
-		st->rate_changes = m->rate_changes;
-		st->last_err_ns = m->last_err;
-		st->raw_last_err_ns = r->last_err;
-	}
-	st->anomalies = cyclock_atomic_load(&cyclock__tracks.anomalies, CYCLOCK_SEQ_CST);
-	if (locked)
-		cyclock__writer_done();
+	cyclock__status_own(v);
+	state_of(v, st);
+	/* Version 1 is the only one yet: every caller gets all of it.  A
+	 * version 2 would copy only version 1's fields to a version 1 caller. */
+	st->version = 1;
 }
 
 int cyclock_get_state(struct cyclock_state *st)
 {
+	struct cyclock__status_view v;
 	struct cyclock_state all;
 
 	if (!st || !st->version)
 		return CYCLOCK_EINVAL;
-	memset(&all, 0, sizeof(all));
-	get_state(&all);
-	/* Version 1 is the only one yet: every caller gets all of it.  A
-	 * version 2 would copy only version 1's fields to a version 1 caller. */
-	all.version = 1;
+	own_state(&all, &v);
 	memcpy(st, &all, sizeof(all));
 	return 0;
 }
 
-static const char *warp_note(void)
+static const char *warp_note(const struct cyclock_state *in, const char *distrust)
 {
 	static _Thread_local char note[64];
 	int cpu[2];
 
-	if (!cyclock__setup.warp_ran) {
+	if (!in->warp_ran) {
 		if (cyclock__allowed_cpus(cpu) < 2)
 			return "one CPU allowed: no cross-CPU check";
-		return cyclock__setup.distrust
+		return distrust[0]
 			       ? "no cross-CPU check (the counter was distrusted before it)"
 			       : "no cross-CPU check of ours: the kernel's word taken, as the vDSO "
 				 "does (cyclock_init(CYCLOCK_INIT_WARP_CHECK) runs one)";
 	}
-	if (cyclock__setup.warp_cyc < 0)
+	if (in->warp_cyc < 0)
 		return "the cross-CPU check could not run";
-	if (cyclock__setup.warp_turns < CYCLOCK_WARP_TURNS) {
-		snprintf(note, sizeof(note), "cross-CPU check inconclusive (%llu turns)",
-			 (unsigned long long)cyclock__setup.warp_turns);
-		return note;
-	}
-	snprintf(note, sizeof(note), "no warp between CPUs in %llu turns",
-		 (unsigned long long)cyclock__setup.warp_turns);
+	snprintf(note, sizeof(note),
+		 in->warp_turns < CYCLOCK_WARP_TURNS ? "cross-CPU check inconclusive (%llu turns)"
+						     : "no warp between CPUs in %llu turns",
+		 (unsigned long long)in->warp_turns);
 	return note;
 }
 
 const char *cyclock_describe(void)
 {
 	static _Thread_local char line[896]; /* each thread's: cyclock.h */
-	struct cyclock_state in = {.version = CYCLOCK_STATE_VERSION};
+	struct cyclock__status_view v;
+	struct cyclock_state in;
+	const char *distrust;
 	int n;
 
-	cyclock_get_state(&in);
+	own_state(&in, &v);
+	distrust = v.setup->distrust;
 	if (!in.using_counter) {
 		snprintf(line, sizeof(line), "kernel clocks (clock_gettime): %s%s", in.why,
 			 in.local_percpu ? "; cyclock_local() per CPU over the counter" : "");
@@ -130,9 +122,9 @@ const char *cyclock_describe(void)
 		     "+-%.3f ppm)%s%s%s; ordered read %s: %s; %s; ",
 		     in.counter, in.hz / 1e6, in.hz_source, in.hz_hint / 1e6, in.hz_ppm,
 		     in.forced ? ", forced by CYCLOCK_SOURCE" : "",
-		     in.forced && cyclock__setup.distrust ? " although " : "",
-		     in.forced && cyclock__setup.distrust ? cyclock__setup.distrust : "",
-		     in.ordered, in.ordered_why, warp_note());
+		     in.forced && distrust[0] ? " although " : "",
+		     in.forced && distrust[0] ? distrust : "",
+		     in.ordered, in.ordered_why, warp_note(&in, distrust));
 	if (in.kernel_mode)
 		snprintf(line + n, sizeof(line) - (size_t)n,
 			 "serving the kernel's CLOCK_MONOTONIC now (%s); ", in.kernel_why);

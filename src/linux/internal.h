@@ -292,14 +292,22 @@ void cyclock__check_warp(struct cyclock__answers *a);
 void cyclock__start_kernel_mode(void);
 void cyclock__start_counter(double hz, const struct cyclock__sample *s1);
 
-/* status.c: the block "cyclock status" reads (cyclock/status.h),
- * exported. */
-struct cyclock_status;
+/* status.c: the one record of what the library decided and did
+ * (cyclock/status.h), exported for "cyclock status", read back here. */
+#include "cyclock/status.h"
 CYCLOCK_API extern struct cyclock_status cyclock_status;
 void cyclock__status_setup(void);
 void cyclock__status_preload(uint32_t served, bool relaxed, const char *why);
-void cyclock__status_counts(uint64_t ns, bool kernel_mode);
-void cyclock__status_fork_child(void);
+void cyclock__status_counts(const struct cyclock__track *tr, uint64_t ns, bool kernel_mode);
+/* What this process last wrote: the setup in the block (no write changes
+ * it once initialisation is done), its counts one write's, and their
+ * kernel_why as the literal it was copied from (static duration). */
+struct cyclock__status_view {
+	const struct cyclock_status_setup *setup;
+	struct cyclock_status_counts counts;
+	const char *kernel_why;
+};
+void cyclock__status_own(struct cyclock__status_view *v);
 
 /* init.c */
 void cyclock__init_once(unsigned int flags);

@@ -5,8 +5,7 @@
  * reads (the coarse clock's ticker registers its own repair as it starts).
  *
  * Tests: tests/linux/validate_timeline_fork.c (children of fork() while
- * resyncs run), sim_defer.c (a child between initialisation's halves),
- * validate_status.c (the status block's repair).
+ * resyncs run), sim_defer.c (a child between initialisation's halves).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -22,7 +21,6 @@ void cyclock__fork_child(void)
 	cyclock__pid_fresh();
 	cyclock__init_fork_child();
 	cyclock_atomic_store(&cyclock__host.writer, 0, CYCLOCK_SEQ_CST);
-	cyclock__status_fork_child();
 }
 
 /*

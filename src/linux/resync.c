@@ -43,8 +43,7 @@ static void track_resync(struct cyclock__track *tr, const struct cyclock__sample
 	tr->state = next.state;
 	if (d.counter_wrong)
 		cyclock_atomic_fetch_add(&cyclock__tracks.anomalies, 1, CYCLOCK_RELAXED);
-	if (tr == &cyclock__tracks.mono)
-		cyclock__status_counts(s->ns, d.what == CYCLOCK__KERNEL);
+	cyclock__status_counts(tr, s->ns, d.what == CYCLOCK__KERNEL);
 }
 
 /*

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The block "cyclock status" reads from outside (cyclock/status.h): what
- * initialisation decided, written at its end, and the tracking's counts,
- * written by each resync that took, under the writer flag.  No read
- * writes it unless it resyncs, and nothing here reads it back: its only
- * reader is another process, through the kernel.
+ * The one place where the writers' state becomes reported facts: the
+ * block cyclock/status.h lays out, written at initialisation's end and by
+ * each resync that took, under the writer flag, and read back whole by
+ * cyclock__status_own() for cyclock_get_state() and cyclock_describe()
+ * (describe.c); "cyclock status" reads it from outside.  No read writes
+ * it unless it resyncs.
  *
  * Tests: tests/linux/validate_status.c (every part read is one write's,
- * through the kernel, by the tool's reader), tests/tool/cli/test_status.sh
- * (what "cyclock status" shows of a process).
+ * through the kernel by the tool's reader and in the process from a
+ * signal handler that interrupted the writer), tests/linux/sim_state.c
+ * (every fact, through cyclock_get_state()), tests/tool/cli/test_status.sh
+ * (what "cyclock status" shows of a process), test_one_record.sh (a fact's
+ * derivation changed here, and all four readers follow).
  */
 #include <stddef.h>
 #include <string.h>
@@ -21,11 +25,14 @@
 #endif
 
 /* The layout a reader of another build relies on. */
-_Static_assert(offsetof(struct cyclock_status, setup) == 32, "status: setup moved");
-_Static_assert(offsetof(struct cyclock_status, counts) == 520, "status: counts moved");
-_Static_assert(sizeof(struct cyclock_status) == 704, "status: size changed");
+_Static_assert(offsetof(struct cyclock_status, setup) == 64, "status: setup moved");
+_Static_assert(offsetof(struct cyclock_status, counts) == 1120, "status: counts moved");
+_Static_assert(sizeof(struct cyclock_status) == 1536, "status: size changed");
 /* Whole lines, aligned: no other data shares the lines a resync writes. */
 _Static_assert(sizeof(struct cyclock_status) % 64 == 0, "status: not whole cache lines");
+/* The copies are moved in 32-bit words. */
+_Static_assert(sizeof(struct cyclock_status_setup) % 4 == 0, "status: setup not in words");
+_Static_assert(sizeof(struct cyclock_status_counts) % 4 == 0, "status: counts not in words");
 
 CYCLOCK_API CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) struct cyclock_status cyclock_status = {
 	.magic = CYCLOCK_STATUS_MAGIC,
@@ -34,30 +41,42 @@ CYCLOCK_API CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) struct cyclock_status cyclock_sta
 	.library = CYCLOCK_LIB_VERSION,
 };
 
-/*
- * A part's write, as a seqcount: odd while it is written.  The bumps are
- * the latch's (cyclock/latch.h, whose orders model_latch shows needed):
- * the release fence after the first keeps the part's stores from being
- * seen before it, the release of the second keeps them from being seen
- * after it.  A part found odd was cut by a raw fork in the parent (a
- * fork() child clears it first: cyclock__status_fork_child()): it stays
- * odd, readers keep away, and the write ends it.  Every writer of a part
- * is the only one at that moment (the comments at each caller say why).
- * The sequences are plain in the header, whose readers are remote.
- */
-static void begin(uint32_t *seq)
-{
-	CYCLOCK_ATOMIC(uint32_t) *s = (CYCLOCK_ATOMIC(uint32_t) *)seq;
+/* Each counts copy's kernel_why as the literal it was copied from, for
+ * cyclock_get_state()'s strings of static duration: written with the copy,
+ * before the bump that shows it, read under the same sequence. */
+static CYCLOCK_ATOMIC(const char *) kernel_why_of[2];
 
-	if (cyclock_atomic_load(s, CYCLOCK_RELAXED) & 1)
-		cyclock_atomic_fence(CYCLOCK_RELEASE);
-	else
-		cyclock__latch_bump(s);
+/*
+ * A copy's bytes, moved as relaxed atomic words: the latch's data
+ * (cyclock/latch.h), which a reader in this process may load while a
+ * writer two writes on stores them, and then discards.
+ */
+static void put_words(void *dst, const void *src, size_t n)
+{
+	CYCLOCK_ATOMIC(uint32_t) *d = dst;
+	const uint32_t *s = src;
+
+	for (size_t i = 0; i < n / 4; i++)
+		cyclock_atomic_store(&d[i], s[i], CYCLOCK_RELAXED);
 }
 
-static void end(uint32_t *seq)
+static void get_words(void *dst, const void *src, size_t n)
 {
-	cyclock__latch_bump((CYCLOCK_ATOMIC(uint32_t) *)seq);
+	const CYCLOCK_ATOMIC(uint32_t) *s = src;
+	uint32_t *d = dst;
+
+	for (size_t i = 0; i < n / 4; i++)
+		d[i] = cyclock_atomic_load(&s[i], CYCLOCK_RELAXED);
+}
+
+#define SEQ(field) ((CYCLOCK_ATOMIC(uint32_t) *)&cyclock_status.field)
+
+/* The copy a writer fills: the one readers are not on.  Every writer of a
+ * part is the only one at that moment (the comments at each caller say
+ * why), so the sequence is its own between here and the bump. */
+static unsigned int next_copy(CYCLOCK_ATOMIC(uint32_t) *seq)
+{
+	return (cyclock_atomic_load(seq, CYCLOCK_RELAXED) & 1) ^ 1;
 }
 
 static void copy(char *dst, size_t n, const char *src)
@@ -70,33 +89,50 @@ static void copy(char *dst, size_t n, const char *src)
 
 #define COPY(dst, src) copy((dst), sizeof(dst), (src))
 
+/* The setup as last written, for a writer to change and publish. */
+static struct cyclock_status_setup setup_now(void)
+{
+	struct cyclock_status_setup s;
+	unsigned int cur = next_copy(SEQ(setup_seq)) ^ 1;
+
+	get_words(&s, &cyclock_status.setup[cur], sizeof(s));
+	return s;
+}
+
+static void setup_publish(const struct cyclock_status_setup *s)
+{
+	put_words(&cyclock_status.setup[next_copy(SEQ(setup_seq))], s, sizeof(*s));
+	cyclock__latch_bump(SEQ(setup_seq));
+}
+
 /* Initialisation's end, from its owner (one at a time: INIT_BUSY), before
  * INIT_DONE: the decision. */
 void cyclock__status_setup(void)
 {
-	struct cyclock_status_setup *p = &cyclock_status.setup;
-	const struct cyclock__setup *s = &cyclock__setup;
-	uint32_t flags = p->flags & (CYCLOCK_STATUS_PRELOAD | CYCLOCK_STATUS_RELAXED);
+	const struct cyclock__setup *c = &cyclock__setup;
+	struct cyclock_status_setup s = setup_now();
 
-	if (cyclock_atomic_load(&s->using_counter, CYCLOCK_RELAXED))
-		flags |= CYCLOCK_STATUS_COUNTER;
-	if (s->forced)
-		flags |= CYCLOCK_STATUS_FORCED;
-	if (cyclock_atomic_load(&s->local_percpu, CYCLOCK_RELAXED))
-		flags |= CYCLOCK_STATUS_PERCPU;
-	begin(&p->seq);
-	p->state = CYCLOCK_STATUS_READY;
-	p->flags = flags;
-	p->hz_hint = s->hz_hint;
-	p->init_ns = s->init_ns;
-	p->warp_cyc = s->warp_ran ? s->warp_cyc : -1;
-	COPY(p->counter, CYCLOCK_ARCH_COUNTER_NAME);
-	COPY(p->ordered, cyclock_arch_ordered_name(s->ordered));
-	COPY(p->hz_source, s->hz_source);
-	COPY(p->why, s->why);
-	COPY(p->distrust, s->distrust);
-	COPY(p->ordered_why, s->ordered_why);
-	end(&p->seq);
+	s.flags &= CYCLOCK_STATUS_PRELOAD | CYCLOCK_STATUS_RELAXED;
+	if (cyclock_atomic_load(&c->using_counter, CYCLOCK_RELAXED))
+		s.flags |= CYCLOCK_STATUS_COUNTER;
+	if (c->forced)
+		s.flags |= CYCLOCK_STATUS_FORCED;
+	if (cyclock_atomic_load(&c->local_percpu, CYCLOCK_RELAXED))
+		s.flags |= CYCLOCK_STATUS_PERCPU;
+	if (c->warp_ran)
+		s.flags |= CYCLOCK_STATUS_WARP_RAN;
+	s.state = CYCLOCK_STATUS_READY;
+	s.hz_hint = c->hz_hint;
+	s.init_ns = c->init_ns;
+	s.warp_cyc = c->warp_ran ? c->warp_cyc : 0;
+	s.warp_turns = c->warp_ran ? c->warp_turns : 0;
+	COPY(s.counter, CYCLOCK_ARCH_COUNTER_NAME);
+	COPY(s.ordered, cyclock_arch_ordered_name(c->ordered));
+	COPY(s.hz_source, c->hz_source);
+	COPY(s.why, c->why);
+	COPY(s.distrust, c->distrust);
+	COPY(s.ordered_why, c->ordered_why);
+	setup_publish(&s);
 }
 
 /* The preload's, from its constructor (before any of its reads can
@@ -105,68 +141,76 @@ void cyclock__status_setup(void)
  * clock to the kernel without initialising (@why, or NULL). */
 void cyclock__status_preload(uint32_t served, bool relaxed, const char *why)
 {
-	struct cyclock_status_setup *p = &cyclock_status.setup;
+	struct cyclock_status_setup s = setup_now();
 
-	begin(&p->seq);
-	p->flags = (p->flags & ~CYCLOCK_STATUS_RELAXED) | CYCLOCK_STATUS_PRELOAD |
-		   (relaxed ? CYCLOCK_STATUS_RELAXED : 0);
-	p->served = served;
+	s.flags = (s.flags & ~CYCLOCK_STATUS_RELAXED) | CYCLOCK_STATUS_PRELOAD |
+		  (relaxed ? CYCLOCK_STATUS_RELAXED : 0);
+	s.served = served;
 	if (why) {
-		p->state = CYCLOCK_STATUS_READY;
-		COPY(p->counter, CYCLOCK_ARCH_COUNTER_NAME);
-		COPY(p->why, why);
+		s.state = CYCLOCK_STATUS_READY;
+		COPY(s.counter, CYCLOCK_ARCH_COUNTER_NAME);
+		COPY(s.why, why);
 	}
-	end(&p->seq);
+	setup_publish(&s);
 }
 
-/* The kernel_why last copied into the counts. */
-static const char *why_copied;
-
-/* A resync's of CLOCK_MONOTONIC's timeline, under the writer flag, once
- * its publish took (and the timelines' start's): the counts at its sample
- * @ns, with @kernel_mode as it decided.  A few stores, no division:
- * kernel_why is a literal's address, copied only when it changes. */
-void cyclock__status_counts(uint64_t ns, bool kernel_mode)
+/* The frequency's uncertainty, in ppm: from the first and latest RAW
+ * samples' brackets over their baseline. */
+static double hz_ppm(const struct cyclock__track_state *r)
 {
-	struct cyclock_status_counts *p = &cyclock_status.counts;
-	const struct cyclock__track *m = &cyclock__tracks.mono, *r = &cyclock__tracks.raw;
-	const char *why = m->state.kernel_why ? m->state.kernel_why : r->state.kernel_why;
+	const struct cyclock__sample *a = &cyclock__setup.first_raw, *b = &r->last;
 
-	begin(&p->seq);
-	p->pid = cyclock__pid();
-	p->flags = 0;
-	p->kernel_mode = kernel_mode;
-	p->written_ns = ns;
-	p->resyncs = m->state.resyncs;
-	p->anomalies = cyclock_atomic_load(&cyclock__tracks.anomalies, CYCLOCK_RELAXED);
-	p->kernel_spells = m->state.spells + r->state.spells;
-	p->rate_changes = m->state.rate_changes;
-	p->last_err_ns = m->state.last_err;
-	p->interval_ns = (uint64_t)((double)m->state.interval * r->state.rate);
-	p->ns_per_tick = r->state.rate;
-	if (why != why_copied) {
-		COPY(p->kernel_why, why);
-		why_copied = why;
-	}
-	end(&p->seq);
+	return b->ns > a->ns ? cyclock__rate_unc(a, b, r->rate) * 1e6 : 0;
 }
 
-/* A child of fork(), alone: a part its parent was writing is cleared and
- * closed, marked lost, since its halves may be two writes'. */
-void cyclock__status_fork_child(void)
+/* A resync's, under the writer flag, once its publish took (and the
+ * timelines' start's): the counts after it.  @tr: the track it resynced;
+ * MONOTONIC's gives its sample's @ns and @kernel_mode as it decided,
+ * RAW's leaves them as MONOTONIC's last said. */
+void cyclock__status_counts(const struct cyclock__track *tr, uint64_t ns, bool kernel_mode)
 {
-	struct cyclock_status_setup *s = &cyclock_status.setup;
-	struct cyclock_status_counts *c = &cyclock_status.counts;
+	const struct cyclock__track_state *m = &cyclock__tracks.mono.state,
+					  *r = &cyclock__tracks.raw.state;
+	const char *why = m->kernel_why ? m->kernel_why : r->kernel_why ? r->kernel_why : "";
+	unsigned int next = next_copy(SEQ(counts_seq));
+	const struct cyclock_status_counts *cur = &cyclock_status.counts[next ^ 1];
+	bool mono = tr == &cyclock__tracks.mono;
+	struct cyclock_status_counts c = {
+		.pid = cyclock__pid(),
+		.kernel_mode = mono ? kernel_mode : cur->kernel_mode,
+		.written_ns = mono ? ns : cur->written_ns,
+		.resyncs = m->resyncs,
+		.anomalies = cyclock_atomic_load(&cyclock__tracks.anomalies, CYCLOCK_RELAXED),
+		.kernel_spells = m->spells + r->spells,
+		.rate_changes = m->rate_changes,
+		.last_err_ns = m->last_err,
+		.raw_last_err_ns = r->last_err,
+		.interval_ns = (uint64_t)((double)m->interval * r->rate),
+		.max_interval_ns = (uint64_t)((double)cyclock__setup.counts.max_int_cyc * r->rate),
+		.ns_per_tick = r->rate,
+		.hz_ppm = hz_ppm(r),
+	};
 
-	if (s->seq & 1) {
-		memset((char *)s + sizeof(s->seq), 0, sizeof(*s) - sizeof(s->seq));
-		s->flags = CYCLOCK_STATUS_LOST;
-		end(&s->seq);
-	}
-	if (c->seq & 1) {
-		memset((char *)c + sizeof(c->seq), 0, sizeof(*c) - sizeof(c->seq));
-		c->flags = CYCLOCK_STATUS_LOST;
-		why_copied = NULL;
-		end(&c->seq);
-	}
+	COPY(c.kernel_why, why);
+	put_words(&cyclock_status.counts[next], &c, sizeof(c));
+	cyclock_atomic_store(&kernel_why_of[next], why, CYCLOCK_RELAXED);
+	cyclock__latch_bump(SEQ(counts_seq));
+}
+
+/* The latch's read side: the setup this process last wrote (whole: it is
+ * written only before initialisation is done) and its counts, one write's,
+ * without waiting for a writer, even one this call interrupted. */
+void cyclock__status_own(struct cyclock__status_view *v)
+{
+	const CYCLOCK_ATOMIC(uint32_t) *seq = SEQ(counts_seq);
+	uint32_t start;
+
+	v->setup = &cyclock_status.setup[cyclock_atomic_load(SEQ(setup_seq), CYCLOCK_ACQUIRE) & 1];
+	do {
+		start = cyclock__latch_begin(seq);
+		get_words(&v->counts, &cyclock_status.counts[start & 1], sizeof(v->counts));
+		v->kernel_why = cyclock_atomic_load(&kernel_why_of[start & 1], CYCLOCK_RELAXED);
+	} while (cyclock__latch_retry(seq, start));
+	if (!v->kernel_why)
+		v->kernel_why = "";
 }
