@@ -6,28 +6,39 @@
  * and the machine.  The facts are gathered once (struct info_facts,
  * info.h) and written as text (here), JSON (info_json.c) or metrics for
  * Prometheus and OpenMetrics (info_metrics.c), to standard output or,
- * atomically, to a file (--output).
+ * atomically, to a file (--output).  What the library decided and did is
+ * this process's own status block, whose lines, keys and families
+ * block_out.c writes as cyclock status writes another process's.
  *
  * Over 400 lines: the command's three parts, gathering the facts, the
  * text and the command line, each under 140 lines and each this
- * command's alone.  The text is the part to move out, beside info_json.c
- * and info_metrics.c, once anything else writes it.
+ * command's alone.
+ *
+ * Tests: tests/tool/cli/test_info.sh, test_usage.sh, test_one_name.sh.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <cyclock.h>
+#include <cyclock/status.h>
 #include <cyclock/timeline.h>
 
 #include "bench.h"
+#include "block_out.h"
 #include "cmd.h"
 #include "info.h"
+
+/* The library's status block (cyclock/status.h; src/linux/status.c writes
+ * it), exported: this process's own, read as cyclock status reads
+ * another's. */
+extern struct cyclock_status cyclock_status;
 
 /* @bytes as "32 KiB", "1 MiB". */
 static const char *size_str(long bytes, char *buf, size_t len)
@@ -136,7 +147,21 @@ static int gather_costs(struct info_facts *f)
 	return rc;
 }
 
-static void gather(struct info_facts *f, bool costs_too)
+/* This process's own status block, as cyclock status reads another's
+ * (in place: status_read_view()'s pid 0); 0, or -1 after saying why. */
+static int gather_own(struct info_facts *f)
+{
+	char why[512];
+
+	if (status_read_view(0, (uint64_t)(uintptr_t)&cyclock_status, &f->own, why,
+			     sizeof(why)) == STATUS_OK)
+		return 0;
+	tool_error("info: its own status block: %s", why);
+	return -1;
+}
+
+/* 0, or -1 after saying why. */
+static int gather(struct info_facts *f, bool costs_too)
 {
 	const struct cyclock_state *in = &f->in;
 
@@ -150,12 +175,14 @@ static void gather(struct info_facts *f, bool costs_too)
 	if (f->trusted)
 		gather_engine(f);
 	gather_steps(f);
-	/* Again, after measuring: the counts and the last resync then agree
-	 * with cyclock_describe()'s. */
+	/* Again, after measuring: the segment, the block and
+	 * cyclock_describe() then agree. */
 	f->in.version = CYCLOCK_STATE_VERSION;
 	cyclock_get_state(&f->in);
-	f->trusted = in->using_counter == CYCLOCK_USING_COUNTER;
 	f->describe = cyclock_describe();
+	if (gather_own(f))
+		return -1;
+	f->trusted = block_on_counter(&f->own);
 	if (f->trusted) {
 		/* The fast path multiplies a delta of up to the segment's length
 		 * by mult in 64 bits: this is how long a delta may grow before it
@@ -165,21 +192,21 @@ static void gather(struct info_facts *f, bool costs_too)
 	}
 	if (costs_too)
 		gather_costs(f);
+	return 0;
 }
 
 /* ---- the text ---- */
 
-static void print_counter(FILE *o, const struct info_facts *f)
+/* What only info says of the counter: the live segment's conversion, the
+ * counter's wrap, the engine's choice. */
+static void print_conversion(FILE *o, const struct info_facts *f)
 {
 	const struct cyclock_state *in = &f->in;
 	char a[32], b[32];
 
-	fprintf(o, "counter         %s, %.6f MHz, +-%.3f ppm (first: %s, %.6f MHz)\n",
-		in->counter, in->hz / 1e6, in->hz_ppm, in->hz_source, in->hz_hint / 1e6);
 	fprintf(o, "conversion      ns = ticks * %u >> %u (raw: * %u >> %u); mult * ticks "
-		"overflows after %s,\n                resynced every %.0f ms (at most %.0f ms)\n",
-		in->mult, in->shift, in->raw_mult, in->shift, span_str(f->overflow_s, a, sizeof(a)),
-		(double)in->interval_ns / 1e6, (double)in->max_interval_ns / 1e6);
+		"overflows after %s\n",
+		in->mult, in->shift, in->raw_mult, in->shift, span_str(f->overflow_s, a, sizeof(a)));
 	fprintf(o, "wrap            the 64-bit counter wraps after %s\n",
 		span_str(f->wrap_s, b, sizeof(b)));
 	if (f->have_engine)
@@ -203,27 +230,15 @@ static void print_resolution(FILE *o, const struct info_facts *f)
 	}
 }
 
+/* cyclock_describe()'s line, then the block's lines, as cyclock status
+ * writes another process's (block_out.c). */
 static void print_trust(FILE *o, const struct info_facts *f)
 {
-	const struct cyclock_state *in = &f->in;
-
 	if (f->trusted)
 		fprintf(o, "trusted         yes: %s\n", f->describe);
 	else
-		fprintf(o, "trusted         no, the kernel's clocks are used: %s\n", in->why);
-	fprintf(o, "                init took %.2f ms; %llu resyncs, %llu anomalies so far\n",
-		(double)in->init_ns / 1e6, (unsigned long long)in->resyncs,
-		(unsigned long long)in->anomalies);
-	if (!f->trusted)
-		return;
-	fprintf(o, "ordered read    %s: %s\n", in->ordered, in->ordered_why);
-	/* What the kernel's clock did to the timelines: kernel mode is open. */
-	fprintf(o, "kernel mode     %s; %llu spells on the kernel's clock%s%s%s, %llu rate changes"
-		" followed on the counter\n",
-		in->kernel_mode ? "now: CLOCK_MONOTONIC is served from the kernel's clock"
-				: "no: on the counter",
-		(unsigned long long)in->kernel_spells, in->kernel_why[0] ? " (last: " : "",
-		in->kernel_why, in->kernel_why[0] ? ")" : "", (unsigned long long)in->rate_changes);
+		fprintf(o, "trusted         no, the kernel's clocks are used: %s\n", f->own.setup.why);
+	block_text(o, &f->own, "", (long)getpid());
 }
 
 static void print_machine(FILE *o, const struct bench_context *ctx)
@@ -268,7 +283,7 @@ static void write_text(FILE *o, const struct info_facts *f)
 {
 	fprintf(o, "cyclock %s (%s build)\n", f->ctx.version, f->ctx.build_type);
 	if (f->trusted)
-		print_counter(o, f);
+		print_conversion(o, f);
 	print_resolution(o, f);
 	print_trust(o, f);
 	print_machine(o, &f->ctx);
@@ -406,7 +421,8 @@ int cmd_info(int argc, char **argv)
 
 	if (rc)
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
-	gather(&f, a.bench);
+	if (gather(&f, a.bench))
+		return EXIT_FAIL;
 	if (a.bench && !f.have_costs)
 		return EXIT_FAIL; /* the scenario said why */
 	return emit(&a, &f) ? EXIT_FAIL : EXIT_OK;

@@ -5,7 +5,12 @@
  * clocks and why, the ordered read, the resyncs, anomalies and spells on
  * the kernel's clock.  As text, JSON (status_json.c; its schema
  * docs/schemas/status.schema.json) or Prometheus's text format, one
- * sample set per process with its pid and command as labels.
+ * sample set per block with the process's pid, command and mode as
+ * labels; each block's facts written by block_out.c, as cyclock info
+ * writes its own, under the same names (the counts here as counters).
+ *
+ * Tests: tests/tool/cli/test_status.sh, test_status_forged.sh,
+ * test_status_hostile.sh, test_one_name.sh.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,155 +21,141 @@
 #include <time.h>
 
 #include "bench.h"
+#include "block_out.h"
 #include "cmd.h"
-#include "info.h"
 #include "status_out.h"
 
 /* ---- the text ---- */
 
-static void text_preload(FILE *o, const struct cyclock_status_setup *s)
-{
-	char served[128];
-
-	status_served(s->served, served, sizeof(served));
-	fprintf(o, "  preload       %s%s\n", served[0] ? "serves " : "serves no clock",
-		served[0] ? served : "");
-	if (served[0])
-		fprintf(o, "                from the %s read\n",
-			s->flags & CYCLOCK_STATUS_RELAXED ? "unordered (relaxed)" : "ordered");
-}
-
-/* The setup of a process whose clocks are initialised. */
-static void text_clocks(FILE *o, const struct cyclock_status_setup *s,
-			const struct cyclock_status_counts *c)
-{
-	if (s->flags & CYCLOCK_STATUS_COUNTER) {
-		fprintf(o, "  clocks        on the counter: %s, %.6f MHz (first: %s, %.6f MHz)%s\n",
-			s->counter, (c->ns_per_tick > 0 ? 1e3 / c->ns_per_tick : s->hz_hint / 1e6), s->hz_source,
-			s->hz_hint / 1e6, s->flags & CYCLOCK_STATUS_FORCED ? ", forced" : "");
-		fprintf(o, "  ordered read  %s: %s\n", s->ordered, s->ordered_why);
-	} else {
-		fprintf(o, "  clocks        the kernel's: %s\n", s->why[0] ? s->why : "(no reason)");
-	}
-	if (s->distrust[0] && (s->flags & CYCLOCK_STATUS_COUNTER))
-		fprintf(o, "  distrust      %s\n", s->distrust);
-	if (s->flags & CYCLOCK_STATUS_PERCPU)
-		fprintf(o, "  local         per CPU: the CPUs' counters are not in step\n");
-	fprintf(o, "  init          took %.2f ms\n", (double)s->init_ns / 1e6);
-}
-
-/* The counts of a process on the counter (there are none without it). */
-static void text_counts(FILE *o, const struct status_of *p, const struct cyclock_status_counts *c)
-{
-	if (c->flags & CYCLOCK_STATUS_LOST)
-		fprintf(o, "  counts        lost: a fork cut their write in the parent\n");
-	if (!c->written_ns) {
-		fprintf(o, "  counts        none yet\n");
-		return;
-	}
-	fprintf(o, "  now           %s\n",
-		c->kernel_mode ? "on the kernel's clock (kernel mode)" : "on the counter");
-	fprintf(o, "  counts        %llu resyncs, %llu anomalies, %llu spells on the kernel's "
-		"clock%s%s%s, %llu rate changes followed\n",
-		(unsigned long long)c->resyncs, (unsigned long long)c->anomalies,
-		(unsigned long long)c->kernel_spells, c->kernel_why[0] ? " (last: " : "",
-		c->kernel_why, c->kernel_why[0] ? ")" : "", (unsigned long long)c->rate_changes);
-	fprintf(o, "  last resync   %.3f s ago%s, error %+lld ns, interval %.1f ms\n",
-		status_age_s(c), c->pid != (uint32_t)p->pid ? " (by its parent, before fork)" : "",
-		(long long)c->last_err_ns, (double)c->interval_ns / 1e6);
-}
-
 static void text_block(FILE *o, const struct status_of *p, const struct status_block *b)
 {
-	const struct cyclock_status *st = &b->st;
-	const struct cyclock_status_setup *s = &st->setup;
-
 	fprintf(o, "pid %d (%s): %s, cyclock %s (status version %u)\n", (int)p->pid, p->comm,
-		b->object, st->library, st->version);
-	if (s->flags & CYCLOCK_STATUS_PRELOAD)
-		text_preload(o, s);
-	if (s->flags & CYCLOCK_STATUS_LOST)
-		fprintf(o, "  setup         lost: a fork cut its write in the parent\n");
-	if (s->state != CYCLOCK_STATUS_READY) {
-		fprintf(o, "  clocks        the kernel's so far: not initialised yet (its reads "
-			"initialise it lazily)\n");
-		return;
-	}
-	text_clocks(o, s, &st->counts);
-	if (s->flags & CYCLOCK_STATUS_COUNTER)
-		text_counts(o, p, &st->counts);
+		b->object, b->library, b->version);
+	block_text(o, b, "  ", (long)p->pid);
 }
 
 /* ---- Prometheus's text format ---- */
 
-struct metric {
+/*
+ * The families of before 0.1's one vocabulary, each the same fact as a
+ * family of block_out.c's under another name: still written beside them,
+ * for dashboards and alerts on the old names, until 0.2.
+ */
+struct old_metric {
 	const char *name, *type, *help;
 };
 
-static const struct metric metrics[] = {
-	{ "cyclock_process_info", "gauge",
-	  "A process's cyclock: its library or preload, version, counter, ordered read (value 1)." },
-	{ "cyclock_process_trusted", "gauge",
-	  "1 if the process's clocks run on the counter, 0 on the kernel's clocks." },
-	{ "cyclock_process_kernel_mode", "gauge",
-	  "1 if CLOCK_MONOTONIC is served from the kernel's clock now (a spell)." },
-	{ "cyclock_process_resyncs_total", "counter",
-	  "Resyncs of the process's CLOCK_MONOTONIC timeline." },
+#define GONE "; removed after 0.1"
+
+static const struct old_metric old_metrics[] = {
+	{ "cyclock_process_info", "gauge", "deprecated: use cyclock_library_info" GONE },
+	{ "cyclock_process_trusted", "gauge", "deprecated: use cyclock_trusted" GONE },
+	{ "cyclock_process_kernel_mode", "gauge", "deprecated: use cyclock_kernel_mode" GONE },
+	{ "cyclock_process_resyncs_total", "counter", "deprecated: use cyclock_resyncs_total" GONE },
 	{ "cyclock_process_anomalies_total", "counter",
-	  "Times the counter disagreed with the kernel in the process." },
+	  "deprecated: use cyclock_anomalies_total" GONE },
 	{ "cyclock_process_kernel_spells_total", "counter",
-	  "Spells on the kernel's clock in the process, both timelines." },
+	  "deprecated: use cyclock_kernel_spells_total" GONE },
 	{ "cyclock_process_rate_changes_total", "counter",
-	  "Changes of the kernel's rate the process followed on the counter." },
+	  "deprecated: use cyclock_rate_changes_total" GONE },
 	{ "cyclock_process_last_error_seconds", "gauge",
-	  "cyclock_now() minus CLOCK_MONOTONIC at the process's last resync." },
+	  "deprecated: use cyclock_agreement_error_seconds{clock=\"monotonic\"}" GONE },
 };
 
-static void labels(FILE *o, const struct status_of *p, const struct status_block *b, bool info)
+/* The old families' labels: the process's, and on the info family the
+ * block's object, version, clocks, counter and ordered read. */
+static void old_labels(FILE *o, const struct status_of *p, const struct status_block *b,
+		       bool info)
 {
 	fprintf(o, "{pid=\"%d\",command=\"", (int)p->pid);
 	metrics_put_label(o, p->comm);
-	fprintf(o, "\",mode=\"%s\"", status_mode(&b->st));
+	fprintf(o, "\",mode=\"%s\"", block_mode(b));
 	if (info) {
 		fputs(",object=\"", o);
 		metrics_put_label(o, b->object);
 		fputs("\",version=\"", o);
-		metrics_put_label(o, b->st.library);
-		fprintf(o, "\",clocks=\"%s\",counter=\"", status_clocks(&b->st));
-		metrics_put_label(o, b->st.setup.counter);
+		metrics_put_label(o, b->library);
+		fprintf(o, "\",clocks=\"%s\",counter=\"", block_clocks(b));
+		metrics_put_label(o, b->setup.counter);
 		fputs("\",ordered=\"", o);
-		metrics_put_label(o, b->st.setup.ordered);
+		metrics_put_label(o, b->setup.ordered);
 		fputc('"', o);
 	}
 	fputs("}", o);
 }
 
-static void write_prometheus(FILE *o, const struct status_of *ps, size_t n)
+static void write_old(FILE *o, const struct status_of *ps, size_t n)
 {
-	for (size_t m = 0; m < sizeof(metrics) / sizeof(metrics[0]); m++) {
+	for (size_t m = 0; m < sizeof(old_metrics) / sizeof(old_metrics[0]); m++) {
 		bool header = false;
 
 		for (size_t i = 0; i < n; i++)
 			for (size_t j = 0; j < ps[i].n; j++) {
 				const struct status_block *b = &ps[i].blocks[j];
-				const struct cyclock_status_counts *c = &b->st.counts;
-				bool counter = b->st.setup.flags & CYCLOCK_STATUS_COUNTER;
+				const struct cyclock_status_counts *c = &b->counts;
+				bool counter = block_on_counter(b);
 				double v[] = { 1, counter, c->kernel_mode != 0, (double)c->resyncs,
 					       (double)c->anomalies, (double)c->kernel_spells,
 					       (double)c->rate_changes, (double)c->last_err_ns / 1e9 };
 
 				if (m >= 2 && !counter)
 					continue; /* no counts without the counter */
-				if (!header) {
-					fprintf(o, "# HELP %s %s\n# TYPE %s %s\n", metrics[m].name,
-						metrics[m].help, metrics[m].name, metrics[m].type);
-					header = true;
-				}
-				fputs(metrics[m].name, o);
-				labels(o, &ps[i], b, m == 0);
+				if (!header)
+					fprintf(o, "# HELP %s %s\n# TYPE %s %s\n", old_metrics[m].name,
+						old_metrics[m].help, old_metrics[m].name,
+						old_metrics[m].type);
+				header = true;
+				fputs(old_metrics[m].name, o);
+				old_labels(o, &ps[i], b, m == 0);
 				fprintf(o, " %.15g\n", v[m]);
 			}
 	}
+}
+
+/* The labels of one process's samples (pid, command, mode) and of its
+ * cyclock_library_info (object). */
+struct series_labels {
+	char pid[16];
+	const char *labels[7];
+	const char *info[3];
+};
+
+/* Every block's families, block_out.c's, the counts as counters; then the
+ * old ones. */
+static int write_prometheus(FILE *o, const struct status_of *ps, size_t n)
+{
+	struct metrics_out out = { .f = o, .om = false };
+	size_t total = 0, k = 0;
+	struct block_series *v;
+	struct series_labels *l;
+
+	for (size_t i = 0; i < n; i++)
+		total += ps[i].n;
+	v = calloc(total + 1, sizeof(*v));
+	l = calloc(total + 1, sizeof(*l));
+	if (!v || !l) {
+		free(v);
+		free(l);
+		tool_error("status: out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < ps[i].n; j++, k++) {
+			const struct status_block *b = &ps[i].blocks[j];
+
+			snprintf(l[k].pid, sizeof(l[k].pid), "%d", (int)ps[i].pid);
+			memcpy(l[k].labels, (const char *[]){ "pid", l[k].pid, "command", ps[i].comm,
+							      "mode", block_mode(b), NULL },
+			       sizeof(l[k].labels));
+			memcpy(l[k].info, (const char *[]){ "object", b->object, NULL },
+			       sizeof(l[k].info));
+			v[k] = (struct block_series){ b, l[k].labels, l[k].info };
+		}
+	block_metrics(&out, v, total, true);
+	write_old(o, ps, n);
+	free(v);
+	free(l);
+	return 0;
 }
 
 /* ---- the command line ---- */
@@ -278,7 +269,7 @@ static int write_all(enum status_format fmt, const struct status_of *ps, size_t 
 			for (size_t j = 0; j < ps[i].n; j++)
 				text_block(stdout, &ps[i], &ps[i].blocks[j]);
 	else if (fmt == ST_PROMETHEUS)
-		write_prometheus(stdout, ps, n);
+		rc = write_prometheus(stdout, ps, n);
 	else if (status_write_json(stdout, ps, n))
 		rc = -1;
 	if (fflush(stdout) || ferror(stdout)) {

@@ -5,7 +5,9 @@
  * info_nojson.c in a build without jansson) and the Prometheus and
  * OpenMetrics text formats (info_metrics.c).  Every format says the same
  * facts; docs/tool.md names them, docs/schemas/info.schema.json is the
- * JSON's schema.
+ * JSON's schema.  What the library decided and did is the process's own
+ * status block, read as cyclock status reads another's and written by the
+ * same code (block_out.h) under the same names; the rest is info's own.
  */
 #ifndef CYCLOCK_TOOL_INFO_H
 #define CYCLOCK_TOOL_INFO_H
@@ -16,6 +18,7 @@
 #include <cyclock.h>
 
 #include "bench.h"
+#include "status_read.h"
 
 /* The counter's measured step and the clocks on it: the quick resolution
  * scenario on the floor, cyclock_now and the vDSO. */
@@ -34,7 +37,8 @@ struct info_cost {
 };
 
 struct info_facts {
-	struct cyclock_state in;
+	struct cyclock_state in;     /* the live segment's mult, shift, raw_mult */
+	struct status_block own;     /* this process's status block */
 	struct bench_context ctx;
 	const char *describe;        /* cyclock_describe() */
 	bool trusted;                /* in.using_counter == CYCLOCK_USING_COUNTER */
@@ -60,9 +64,6 @@ enum info_format {
 /* Writes @f's facts in @fmt (INFO_PROMETHEUS or INFO_OPENMETRICS) to
  * @out; 0, or -1 when writing failed. */
 int info_write_metrics(FILE *out, const struct info_facts *f, enum info_format fmt);
-/* @s as a Prometheus label value, escaped, bytes that are not UTF-8 as
- * '?' (status's metrics too). */
-void metrics_put_label(FILE *f, const char *s);
 /* Writes @f's facts as one JSON object to @out; 0, or -1 after printing
  * one line why (out of memory, or a build without jansson). */
 int info_write_json(FILE *out, const struct info_facts *f);

@@ -1,18 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cyclock info --json: the facts of info.h as one JSON object, as the
- * schema docs/schemas/info.schema.json says.  Numbers are numbers, with
- * their unit in the key (hz, _ns, _s, _ppm, _bytes); reasons are strings.
- * What the text prints only for a trusted counter ("counter", "engine",
- * "ordered_read", "kernel_mode", "last_error_ns") is left out when the
- * kernel's clocks are used.  Built with jansson (tools/cyclock/
- * CMakeLists.txt); info_nojson.c stands in without it.
+ * schema docs/schemas/info.schema.json says: this process's status block's
+ * keys at the top (block_json.c's, those of cyclock status --json's
+ * objects), then info's own: the tool, describe, the live segment, the
+ * engine, the resolution, the machine and the costs.  Numbers are numbers,
+ * with their unit in the key (hz, _ns, _s, _ppm, _bytes); reasons are
+ * strings.  The segment and the engine are there only when the counter is
+ * used.  Built with jansson (tools/cyclock/CMakeLists.txt); info_nojson.c
+ * stands in without it.  Tests: tests/tool/cli/test_info.sh,
+ * test_one_name.sh.
  */
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "block_out.h"
 #include "cmd.h"
 #include "info.h"
 #include "report/json_put.h"
@@ -22,52 +26,31 @@ static int put_int(json_t *o, const char *key, long long v)
 	return bench_json_put(o, key, json_integer(v));
 }
 
-static json_t *counter(const struct info_facts *f)
+/* The live segment of cyclock_now() (cyclock_get_state()): its conversion,
+ * how long a delta may grow before it overflows, the counter's wrap. */
+static json_t *segment(const struct info_facts *f)
 {
 	const struct cyclock_state *in = &f->in;
 	json_t *o = json_object();
 	int err = !o;
 
-	err |= bench_json_put(o, "name", bench_json_str(in->counter));
-	if (!f->trusted)
-		return err ? (json_decref(o), NULL) : o;
-	err |= bench_json_put_real(o, "hz", in->hz);
-	err |= bench_json_put_real(o, "hz_uncertainty_ppm", in->hz_ppm);
-	err |= bench_json_put_real(o, "hz_first", in->hz_hint);
-	err |= bench_json_put(o, "hz_source", bench_json_str(in->hz_source));
 	err |= put_int(o, "mult", in->mult);
 	err |= put_int(o, "shift", in->shift);
 	err |= put_int(o, "raw_mult", in->raw_mult);
 	err |= bench_json_put_real(o, "mult_overflow_s", f->overflow_s);
 	err |= bench_json_put_real(o, "wrap_s", f->wrap_s);
-	err |= put_int(o, "resync_interval_ns", (long long)in->interval_ns);
-	err |= put_int(o, "resync_interval_max_ns", (long long)in->max_interval_ns);
 	return err ? (json_decref(o), NULL) : o;
 }
 
-static json_t *trusted_parts(const struct info_facts *f, json_t *root)
+static json_t *engine(const struct info_facts *f)
 {
-	const struct cyclock_state *in = &f->in;
-	json_t *engine = json_object(), *ordered = json_object(), *kmode = json_object();
-	json_t *err_ns = json_object();
-	int err = !engine || !ordered || !kmode || !err_ns;
+	json_t *o = json_object();
+	int err = !o;
 
-	err |= bench_json_put(engine, "summary", bench_json_str(f->have_engine ? f->engine : ""));
+	err |= bench_json_put(o, "summary", bench_json_str(f->have_engine ? f->engine : ""));
 	if (f->have_engine)
-		err |= put_int(engine, "update_interval_ns", (long long)f->engine_update_ns);
-	err |= bench_json_put(ordered, "name", bench_json_str(in->ordered));
-	err |= bench_json_put(ordered, "reason", bench_json_str(in->ordered_why));
-	err |= bench_json_put(kmode, "now", json_boolean(in->kernel_mode));
-	err |= put_int(kmode, "spells", (long long)in->kernel_spells);
-	err |= bench_json_put(kmode, "last_reason", bench_json_str(in->kernel_why));
-	err |= put_int(kmode, "rate_changes", (long long)in->rate_changes);
-	err |= put_int(err_ns, "monotonic", in->last_err_ns);
-	err |= put_int(err_ns, "monotonic_raw", in->raw_last_err_ns);
-	err |= bench_json_put(root, "engine", engine);
-	err |= bench_json_put(root, "ordered_read", ordered);
-	err |= bench_json_put(root, "kernel_mode", kmode);
-	err |= bench_json_put(root, "last_error_ns", err_ns);
-	return err ? NULL : root;
+		err |= put_int(o, "update_interval_ns", (long long)f->engine_update_ns);
+	return err ? (json_decref(o), NULL) : o;
 }
 
 static json_t *steps(const struct info_facts *f)
@@ -134,22 +117,18 @@ static json_t *costs(const struct info_facts *f)
 
 int info_write_json(FILE *out, const struct info_facts *f)
 {
-	const struct cyclock_state *in = &f->in;
 	json_t *root = json_object();
 	int err = !root;
 
 	err |= bench_json_put(root, "cyclock_version", bench_json_str(f->ctx.version));
 	err |= bench_json_put(root, "build_type", bench_json_str(f->ctx.build_type));
-	err |= bench_json_put(root, "trusted", json_boolean(f->trusted));
-	err |= bench_json_put(root, "reason", bench_json_str(f->trusted ? "" : in->why));
+	err |= block_json(root, &f->own);
 	err |= bench_json_put(root, "describe", bench_json_str(f->describe));
-	err |= bench_json_put(root, "counter", counter(f));
-	if (f->trusted && !err)
-		err |= trusted_parts(f, root) ? 0 : -1;
+	if (f->trusted) {
+		err |= bench_json_put(root, "segment", segment(f));
+		err |= bench_json_put(root, "engine", engine(f));
+	}
 	err |= bench_json_put(root, "resolution", steps(f));
-	err |= put_int(root, "init_ns", (long long)in->init_ns);
-	err |= put_int(root, "resyncs", (long long)in->resyncs);
-	err |= put_int(root, "anomalies", (long long)in->anomalies);
 	err |= bench_json_put(root, "machine", machine(&f->ctx));
 	if (f->have_costs)
 		err |= bench_json_put(root, "read_cost_ns", costs(f));

@@ -1,13 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cyclock status's reading side (status_read.h): hold the process, find
- * its blocks (status_target.h has the files that do), read each, each part
- * between two reads of its sequence, and check that the process held is
- * still the one read.  Each process_vm_readv(2) is a system call of its
- * own, so the three reads of a part are in order on this side as the
- * latch's loads are (cyclock/latch.h); the target's writer bumps the
- * sequence around its stores with the latch's orders.  What is kept of
- * the target's strings is made safe to print here, once, for every format.
+ * its blocks (status_target.h has the files that do), read each, and
+ * check that the process held is still the one read.  A version 2 part is
+ * the latch's read side (cyclock/latch.h): its sequence, the copy whose
+ * index is the sequence's low bit, the sequence again, retried until both
+ * agree; a version 1 part (status_v1.h) is read between two equal, even
+ * readings of its own sequence.  Each process_vm_readv(2) is a system
+ * call of its own, so the three reads of a part are in order on this side
+ * as the latch's loads are; the target's writer bumps the sequence with
+ * the latch's orders.  What is kept of the target's strings is made safe
+ * to print here, once, for every format.
+ *
+ * Over 400 lines: the block's two versions and the process's reading;
+ * version 1's part (read_v1_part(), read_v1()) is the one to move out, to
+ * a status_v1.c, once tests/linux/validate_status.c, which builds this
+ * file with its own list of the reader's sources, lists it too.
+ *
+ * Tests: tests/tool/cli/test_status.sh (every format), test_status_forged.sh
+ * (a forged block of each version, a block whose sequence never rests),
+ * tests/linux/validate_status.c (every part read is one write's).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -17,58 +29,124 @@
 
 #include "bench.h" /* bench_text_clean() */
 #include "status_target.h"
-
-/* A part that stays odd, or moves, this many times in a row is busy. */
-#define TRIES 1000
+#include "status_v1.h"
 
 /* ---- the block ---- */
 
-/* One part at @addr, @len bytes, its sequence first: read whole between
- * two equal, even readings of the sequence. */
-static enum status_err read_part(pid_t pid, uint64_t addr, void *buf, size_t len,
-				 const char *name, char *why, size_t wlen)
+/* The header every version begins with: magic, version, size, library. */
+struct head {
+	char magic[8];
+	uint32_t version;
+	uint32_t size;
+	char library[16];
+};
+
+_Static_assert(offsetof(struct cyclock_status, library) == offsetof(struct head, library) &&
+		       offsetof(struct cyclock_status_v1, library) ==
+			       offsetof(struct head, library),
+	       "status: the versions' headers differ");
+
+/* @len bytes at @addr of process @pid; 0, or an errno.  @pid 0: this
+ * process's own memory, loaded in place a word at a time as the library's
+ * own readers load the block (relaxed atomics), each read then ordered
+ * before the next by an acquire fence as the latch's loads are: no system
+ * call, for cyclock info's own block (qemu-user has no
+ * process_vm_readv(2), nor have sandboxes that refuse it). */
+static int fetch(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	const uint32_t *s = (const uint32_t *)(uintptr_t)addr;
+	uint32_t *d = buf;
+
+	if (pid)
+		return status_vm_read(pid, addr, buf, len);
+	for (size_t i = 0; i < len / 4; i++)
+		d[i] = __atomic_load_n(&s[i], __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return 0;
+}
+
+/* A part that moves (version 1: stays odd) this many reads in a row is busy. */
+#define TRIES 1000
+
+static enum status_err busy(pid_t pid, const char *name, const char *how, char *why, size_t wlen)
+{
+	status_say(why, wlen, "process %d's status %s %s at each of %d reads", (int)pid, name,
+		   how, TRIES);
+	return STATUS_BUSY;
+}
+
+/* Version 2's part @name: the sequence at @seq_at, then the copy it names
+ * (@len bytes each, the first at @copies), then the sequence again, each a
+ * system call of its own; until both readings agree.  The copy read lands
+ * at @dst + its index * @len, the sequence in *@seq. */
+static enum status_err read_latched(pid_t pid, uint64_t seq_at, uint64_t copies, size_t len,
+				    void *dst, uint32_t *seq, const char *name, char *why,
+				    size_t wlen)
 {
 	uint32_t s1, s2;
 	int err;
 
 	for (int i = 0; i < TRIES; i++) {
-		if ((err = status_vm_read(pid, addr, &s1, sizeof(s1))))
+		char *copy;
+
+		if ((err = fetch(pid, seq_at, &s1, sizeof(s1))))
+			return status_vm_error(pid, err, why, wlen);
+		copy = (char *)dst + (s1 & 1) * len;
+		if ((err = fetch(pid, copies + (s1 & 1) * len, copy, len)) ||
+		    (err = fetch(pid, seq_at, &s2, sizeof(s2))))
+			return status_vm_error(pid, err, why, wlen);
+		if (s1 == s2) {
+			*seq = s1;
+			return STATUS_OK;
+		}
+		nanosleep(&(struct timespec){ 0, 10000 }, NULL);
+	}
+	return busy(pid, name, "moved", why, wlen);
+}
+
+/* Version 1's part at @addr, @len bytes, its sequence first: read whole
+ * between two equal, even readings of the sequence. */
+static enum status_err read_v1_part(pid_t pid, uint64_t addr, void *buf, size_t len,
+				    const char *name, char *why, size_t wlen)
+{
+	uint32_t s1, s2;
+	int err;
+
+	for (int i = 0; i < TRIES; i++) {
+		if ((err = fetch(pid, addr, &s1, sizeof(s1))))
 			return status_vm_error(pid, err, why, wlen);
 		if (!(s1 & 1)) {
-			if ((err = status_vm_read(pid, addr, buf, len)) ||
-			    (err = status_vm_read(pid, addr, &s2, sizeof(s2))))
+			if ((err = fetch(pid, addr, buf, len)) ||
+			    (err = fetch(pid, addr, &s2, sizeof(s2))))
 				return status_vm_error(pid, err, why, wlen);
 			if (s1 == s2 && !memcmp(buf, &s2, sizeof(s2)))
 				return STATUS_OK;
 		}
 		nanosleep(&(struct timespec){ 0, 10000 }, NULL);
 	}
-	status_say(why, wlen, "process %d's status %s was being written at each of %d reads "
-		   "(a fork that cut a write leaves it so until the next)", (int)pid, name, TRIES);
-	return STATUS_BUSY;
+	return busy(pid, name, "was being written (a fork that cut a write leaves it so "
+		    "until the next)", why, wlen);
 }
 
-/* Each string of the block ends within its array, whatever the target
- * wrote there. */
+/* Each string ends within its array, whatever the target wrote there. */
 #define END(s) ((s)[sizeof(s) - 1] = 0)
 
-static void end_strings(struct cyclock_status *st)
+static void end_setup(struct cyclock_status_setup *s)
 {
-	END(st->library);
-	END(st->setup.counter);
-	END(st->setup.ordered);
-	END(st->setup.hz_source);
-	END(st->setup.why);
-	END(st->setup.distrust);
-	END(st->setup.ordered_why);
-	END(st->counts.kernel_why);
+	END(s->counter);
+	END(s->ordered);
+	END(s->hz_source);
+	END(s->why);
+	END(s->distrust);
+	END(s->ordered_why);
 }
 
-/* The block's header at @addr (magic, version, size, the library's
- * version), checked before any part of it is read. */
-static enum status_err read_header(pid_t pid, uint64_t addr, struct cyclock_status *st,
-				   char *why, size_t len)
+/* The header at @addr (magic, version, size, the library's version),
+ * checked before any part of the block is read. */
+static enum status_err read_header(pid_t pid, uint64_t addr, struct head *h, char *why,
+				   size_t len)
 {
+	char lib[4 * sizeof(h->library)];
 	int err;
 
 	if (addr % 8) {
@@ -76,46 +154,110 @@ static enum status_err read_header(pid_t pid, uint64_t addr, struct cyclock_stat
 			   "aligned: it holds no cyclock status block", (unsigned long long)addr);
 		return STATUS_BAD;
 	}
-	if ((err = status_vm_read(pid, addr, st, offsetof(struct cyclock_status, setup))))
+	if ((err = fetch(pid, addr, h, sizeof(*h))))
 		return status_vm_error(pid, err, why, len);
-	if (memcmp(st->magic, CYCLOCK_STATUS_MAGIC, sizeof(st->magic))) {
+	if (memcmp(h->magic, CYCLOCK_STATUS_MAGIC, sizeof(h->magic))) {
 		status_say(why, len, "the symbol " CYCLOCK_STATUS_SYMBOL " at 0x%llx holds no "
 			   "cyclock status block", (unsigned long long)addr);
 		return STATUS_BAD;
 	}
-	END(st->library);
-	if (st->version > CYCLOCK_STATUS_VERSION) {
-		char lib[4 * sizeof(st->library)];
-
-		bench_text_clean(lib, sizeof(lib), st->library);
+	END(h->library);
+	if (h->version > CYCLOCK_STATUS_VERSION) {
+		bench_text_clean(lib, sizeof(lib), h->library);
 		status_say(why, len, "its status block is version %u, newer than this cyclock "
 			   "knows (%u): read it with the cyclock of the library's version (%s)",
-			   st->version, CYCLOCK_STATUS_VERSION, lib);
+			   h->version, CYCLOCK_STATUS_VERSION, lib);
 		return STATUS_NEWER;
 	}
-	if (st->version == 0 || st->size < sizeof(*st)) {
+	if (h->version == 0 ||
+	    h->size < (h->version == CYCLOCK_STATUS_V1 ? sizeof(struct cyclock_status_v1)
+						       : sizeof(struct cyclock_status))) {
 		status_say(why, len, "its status block is malformed (version %u, %u bytes)",
-			   st->version, st->size);
+			   h->version, h->size);
 		return STATUS_BAD;
 	}
 	return STATUS_OK;
 }
 
-enum status_err status_read_block(pid_t pid, uint64_t addr, struct cyclock_status *st,
-				  char *why, size_t len)
+/* Version 2's parts, after its header, into @st. */
+static enum status_err read_v2(pid_t pid, uint64_t addr, struct cyclock_status *st, char *why,
+			       size_t len)
 {
 	enum status_err e;
 
-	memset(st, 0, sizeof(*st));
-	if ((e = read_header(pid, addr, st, why, len)) != STATUS_OK)
-		return e;
-	e = read_part(pid, addr + offsetof(struct cyclock_status, setup), &st->setup,
-		      sizeof(st->setup), "setup", why, len);
+	e = read_latched(pid, addr + offsetof(struct cyclock_status, setup_seq),
+			 addr + offsetof(struct cyclock_status, setup), sizeof(st->setup[0]),
+			 st->setup, &st->setup_seq, "setup", why, len);
 	if (e == STATUS_OK)
-		e = read_part(pid, addr + offsetof(struct cyclock_status, counts), &st->counts,
-			      sizeof(st->counts), "counts", why, len);
-	end_strings(st);
+		e = read_latched(pid, addr + offsetof(struct cyclock_status, counts_seq),
+				 addr + offsetof(struct cyclock_status, counts),
+				 sizeof(st->counts[0]), st->counts, &st->counts_seq, "counts",
+				 why, len);
+	for (int i = 0; i < 2; i++) {
+		end_setup(&st->setup[i]);
+		END(st->counts[i].kernel_why);
+	}
 	return e;
+}
+
+enum status_err status_read_block(pid_t pid, uint64_t addr, struct cyclock_status *st,
+				  char *why, size_t len)
+{
+	struct head h;
+	enum status_err e;
+
+	memset(st, 0, sizeof(*st));
+	if ((e = read_header(pid, addr, &h, why, len)) != STATUS_OK)
+		return e;
+	memcpy(st, &h, sizeof(h));
+	if (h.version == CYCLOCK_STATUS_V1) {
+		status_say(why, len, "its status block is version 1: status_read_view() reads it");
+		return STATUS_BAD;
+	}
+	return read_v2(pid, addr, st, why, len);
+}
+
+/* A string array of version 1 into version 2's, cut where version 2's
+ * is shorter (its end made a NUL afterwards). */
+#define SAME(dst, src) memcpy((dst), (src), sizeof(dst) < sizeof(src) ? sizeof(dst) : sizeof(src))
+
+/* Version 1's block, after its header, as version 2's view: its flags
+ * but LOST (which it keeps apart), the facts it lacks zero. */
+static enum status_err read_v1(pid_t pid, uint64_t addr, struct status_block *b, char *why,
+			       size_t len)
+{
+	struct cyclock_status_v1_setup s;
+	struct cyclock_status_v1_counts c;
+	enum status_err e;
+
+	e = read_v1_part(pid, addr + offsetof(struct cyclock_status_v1, setup), &s, sizeof(s),
+			 "setup", why, len);
+	if (e == STATUS_OK)
+		e = read_v1_part(pid, addr + offsetof(struct cyclock_status_v1, counts), &c,
+				 sizeof(c), "counts", why, len);
+	if (e != STATUS_OK)
+		return e;
+	b->setup = (struct cyclock_status_setup){
+		.state = s.state, .flags = s.flags & (CYCLOCK_STATUS_LOST - 1),
+		.served = s.served, .hz_hint = s.hz_hint, .init_ns = s.init_ns,
+		.warp_cyc = s.warp_cyc,
+	};
+	SAME(b->setup.counter, s.counter);
+	SAME(b->setup.ordered, s.ordered);
+	SAME(b->setup.hz_source, s.hz_source);
+	SAME(b->setup.why, s.why);
+	SAME(b->setup.distrust, s.distrust);
+	SAME(b->setup.ordered_why, s.ordered_why);
+	b->setup_lost = s.flags & CYCLOCK_STATUS_V1_LOST;
+	b->counts = (struct cyclock_status_counts){
+		.pid = c.pid, .kernel_mode = c.kernel_mode, .written_ns = c.written_ns,
+		.resyncs = c.resyncs, .anomalies = c.anomalies, .kernel_spells = c.kernel_spells,
+		.rate_changes = c.rate_changes, .last_err_ns = c.last_err_ns,
+		.interval_ns = c.interval_ns, .ns_per_tick = c.ns_per_tick,
+	};
+	SAME(b->counts.kernel_why, c.kernel_why);
+	b->counts_lost = c.flags & CYCLOCK_STATUS_V1_LOST;
+	return STATUS_OK;
 }
 
 /* ---- what is kept of the target's strings ---- */
@@ -134,15 +276,46 @@ static void clean(char *s, size_t size)
 
 static void clean_block(struct status_block *b)
 {
-	CLEAN(b->object);
-	CLEAN(b->st.library);
-	CLEAN(b->st.setup.counter);
-	CLEAN(b->st.setup.ordered);
-	CLEAN(b->st.setup.hz_source);
-	CLEAN(b->st.setup.why);
-	CLEAN(b->st.setup.distrust);
-	CLEAN(b->st.setup.ordered_why);
-	CLEAN(b->st.counts.kernel_why);
+	CLEAN(b->library);
+	CLEAN(b->setup.counter);
+	CLEAN(b->setup.ordered);
+	CLEAN(b->setup.hz_source);
+	CLEAN(b->setup.why);
+	CLEAN(b->setup.distrust);
+	CLEAN(b->setup.ordered_why);
+	CLEAN(b->counts.kernel_why);
+}
+
+enum status_err status_read_view(pid_t pid, uint64_t addr, struct status_block *b, char *why,
+				 size_t len)
+{
+	struct cyclock_status *st = malloc(sizeof(*st));
+	struct head h;
+	enum status_err e;
+
+	b->version = 0;
+	memset(b->library, 0, sizeof(b->library));
+	memset(&b->setup, 0, sizeof(b->setup));
+	memset(&b->counts, 0, sizeof(b->counts));
+	b->setup_lost = b->counts_lost = false;
+	if (!st) {
+		status_say(why, len, "out of memory");
+		return STATUS_BAD;
+	}
+	e = read_header(pid, addr, &h, why, len);
+	if (e == STATUS_OK && h.version == CYCLOCK_STATUS_V1) {
+		e = read_v1(pid, addr, b, why, len);
+	} else if (e == STATUS_OK && (e = read_v2(pid, addr, st, why, len)) == STATUS_OK) {
+		b->setup = st->setup[st->setup_seq & 1];
+		b->counts = st->counts[st->counts_seq & 1];
+	}
+	free(st);
+	b->version = h.version;
+	memcpy(b->library, h.library, sizeof(b->library));
+	end_setup(&b->setup);
+	END(b->counts.kernel_why);
+	clean_block(b);
+	return e;
 }
 
 /* ---- the process ---- */
@@ -199,14 +372,14 @@ static enum status_err read_blocks(struct status_target *t, struct status_of *ou
 {
 	for (size_t i = 0; i < n; i++) {
 		struct status_block *b = &out->blocks[out->n];
-		enum status_err e = status_read_block(t->pid, found[i].addr, &b->st, out->why,
-						      sizeof(out->why));
+		enum status_err e = status_read_view(t->pid, found[i].addr, b, out->why,
+						     sizeof(out->why));
 
 		if (e != STATUS_OK)
 			return e;
 		snprintf(b->object, sizeof(b->object), "%s", found[i].name);
+		CLEAN(b->object);
 		b->addr = found[i].addr;
-		clean_block(b);
 		out->n++;
 	}
 	return n ? STATUS_OK : none(t, out->comm);
