@@ -174,25 +174,26 @@ void hostile_loader(const char *mode)
 /* @s into @dst, every byte of @dst, no NUL unless @s has one within. */
 #define FILL(dst, s) memcpy((dst), (s), sizeof(dst) < sizeof(s) ? sizeof(dst) : sizeof(s))
 
-void hostile_block(struct cyclock_status *st)
+static void hostile_setup(struct cyclock_status_setup *s)
 {
-	struct cyclock_status_setup *s = &st->setup;
-	struct cyclock_status_counts *c = &st->counts;
-
-	st->version = CYCLOCK_STATUS_VERSION;
-	st->size = sizeof(*st);
-	memset(st->library, 'L', sizeof(st->library)); /* no NUL: setup follows */
 	s->state = CYCLOCK_STATUS_READY;
-	s->flags = CYCLOCK_STATUS_COUNTER | CYCLOCK_STATUS_PRELOAD;
+	s->flags = CYCLOCK_STATUS_COUNTER | CYCLOCK_STATUS_PRELOAD | CYCLOCK_STATUS_WARP_RAN;
 	s->served = ~0u;
+	s->reserved = ~0u;
 	s->hz_hint = -1e9;
 	s->init_ns = ~0ull;
+	s->warp_cyc = INT64_MIN;
+	s->warp_turns = ~0ull;
 	memset(s->counter, 'C', sizeof(s->counter)); /* no NUL: runs into ordered */
 	FILL(s->ordered, "\033[2J\033[H\033]0;owned\007");
 	FILL(s->hz_source, "x\r\n  forged        line\n");
 	FILL(s->distrust, "\xed\xa0\x80 surrogate, \xf4\x90\x80\x80 past U+10FFFF, \xc0\xaf, \xff");
 	FILL(s->ordered_why, "\xc2\x9b" "31m C1 CSI, \"quote\" \\backslash");
 	FILL(s->why, "\nwhy");
+}
+
+static void hostile_counts(struct cyclock_status_counts *c)
+{
 	c->pid = ~0u;
 	c->kernel_mode = 7;
 	c->written_ns = 1;
@@ -201,8 +202,25 @@ void hostile_block(struct cyclock_status *st)
 	c->kernel_spells = ~0ull;
 	c->rate_changes = ~0ull;
 	c->last_err_ns = INT64_MIN;
+	c->raw_last_err_ns = INT64_MIN;
 	c->interval_ns = ~0ull;
+	c->max_interval_ns = ~0ull;
 	c->ns_per_tick = 1e-320; /* 1e9 / it is infinite */
-	memset(c->kernel_why, '\n', sizeof(c->kernel_why)); /* no NUL: runs into reserved */
-	memset(c->reserved, 'R', sizeof(c->reserved));
+	c->hz_ppm = -__builtin_inf();
+	memset(c->kernel_why, '\n', sizeof(c->kernel_why)); /* no NUL: runs into the next copy */
+}
+
+void hostile_block(struct cyclock_status *st)
+{
+	st->version = CYCLOCK_STATUS_VERSION;
+	st->size = sizeof(*st);
+	memset(st->library, 'L', sizeof(st->library)); /* no NUL: the sequences follow */
+	st->setup_seq = ~0u; /* the second copy */
+	st->counts_seq = 0x7ffffffe; /* the first */
+	memset(st->reserved, 'R', sizeof(st->reserved));
+	memset(st->tail, 'T', sizeof(st->tail));
+	for (int i = 0; i < 2; i++) {
+		hostile_setup(&st->setup[i]);
+		hostile_counts(&st->counts[i]);
+	}
 }

@@ -16,10 +16,11 @@ void hostile_map(const char *path, int n);
 void hostile_name(const char *name);
 /* "cycle" or "hostile": see target.c. */
 void hostile_loader(const char *mode);
-/* A block of version 1 with every string and number chosen to break its
- * reader's output: strings without their NUL, control characters, bytes
- * that are not UTF-8, counts of 2^63 and more, negative and infinite
- * frequencies. */
+/* A block of version 2 with every string and number chosen to break its
+ * reader's output, in both copies of each part: strings without their
+ * NUL, control characters, bytes that are not UTF-8, counts of 2^63 and
+ * more, negative and infinite frequencies and uncertainties, a warp check
+ * of INT64_MIN cycles. */
 void hostile_block(struct cyclock_status *st);
 
 #endif /* CYCLOCK_TESTS_STATUS_HOSTILE_H */

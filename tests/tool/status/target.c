@@ -7,7 +7,10 @@
  *   status_fake    no cyclock, but a block of its own at cyclock_status with
  *                  the version and magic its arguments give: "fake VERSION
  *                  [MAGIC]"; "fake hostile" writes a block to attack its
- *                  reader (hostile.c)
+ *                  reader (hostile.c); "fake v1 [lost|odd]" a block of
+ *                  version 1's layout (status_v1.h) on the counter, with
+ *                  counts, both parts LOST, or its counts odd for good (a
+ *                  write a fork cut)
  * Options, for the attacks of test_status_hostile.sh (hostile.c):
  *   --map PATH       maps the file at PATH (of any length) from offset 0
  *   --map-n N PATH   N times
@@ -24,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifdef STATUS_LINKED
 #include <cyclock.h>
@@ -31,19 +35,65 @@
 #include "hostile.h"
 
 #ifdef STATUS_FAKE
-struct cyclock_status cyclock_status = { .magic = CYCLOCK_STATUS_MAGIC };
+#include "status_v1.h"
 
-/* "VERSION [MAGIC]" or "hostile". */
+/* The symbol, large enough for either version's layout. */
+union fake_block {
+	struct cyclock_status v2;
+	struct cyclock_status_v1 v1;
+};
+
+__attribute__((aligned(64))) union fake_block cyclock_status = {
+	.v2 = { .magic = CYCLOCK_STATUS_MAGIC },
+};
+
+/* A version 1 block as its library wrote one, on the counter, with counts;
+ * the bit version 2 gives WARP_RAN set, which version 1 never meant. */
+static void fake_v1(const char *how)
+{
+	struct cyclock_status_v1 *b = &cyclock_status.v1;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	b->version = CYCLOCK_STATUS_V1;
+	b->size = sizeof(*b);
+	strcpy(b->library, "0.1.0");
+	b->setup = (struct cyclock_status_v1_setup){
+		.state = CYCLOCK_STATUS_READY, .flags = CYCLOCK_STATUS_COUNTER | 0x40u,
+		.hz_hint = 1e9, .init_ns = 1000, .warp_cyc = 5, .counter = "tsc",
+		.ordered = "rdtscp", .hz_source = "stated", .ordered_why = "forged",
+	};
+	b->counts = (struct cyclock_status_v1_counts){
+		.pid = (uint32_t)getpid(), .written_ns = (uint64_t)ts.tv_sec * 1000000000ull,
+		.resyncs = 7, .anomalies = 1, .kernel_spells = 2, .rate_changes = 3,
+		.last_err_ns = -12, .interval_ns = 1000000, .ns_per_tick = 1.0,
+		.kernel_why = "v1 why",
+	};
+	if (how && !strcmp(how, "lost")) {
+		b->setup.flags |= CYCLOCK_STATUS_V1_LOST;
+		b->counts.flags |= CYCLOCK_STATUS_V1_LOST;
+	}
+	if (how && !strcmp(how, "odd"))
+		b->counts.seq = 1;
+}
+
+/* "VERSION [MAGIC]", "hostile" or "v1 [lost|odd]". */
 static void fake(int argc, char **argv)
 {
+	struct cyclock_status *st = &cyclock_status.v2;
+
 	if (argc > 0 && !strcmp(argv[0], "hostile")) {
-		hostile_block(&cyclock_status);
+		hostile_block(st);
 		return;
 	}
-	cyclock_status.version = argc > 0 ? (uint32_t)strtoul(argv[0], NULL, 10) : 1;
-	cyclock_status.size = sizeof(cyclock_status);
+	if (argc > 0 && !strcmp(argv[0], "v1")) {
+		fake_v1(argc > 1 ? argv[1] : NULL);
+		return;
+	}
+	st->version = argc > 0 ? (uint32_t)strtoul(argv[0], NULL, 10) : CYCLOCK_STATUS_VERSION;
+	st->size = sizeof(*st);
 	if (argc > 1)
-		memcpy(cyclock_status.magic, argv[1], strnlen(argv[1], sizeof(cyclock_status.magic)));
+		memcpy(st->magic, argv[1], strnlen(argv[1], sizeof(st->magic)));
 }
 #endif
 
