@@ -52,10 +52,12 @@ check() {
 	local name=$1 pid=$2 expr=$3 rc=0
 	"$CYCLOCK" status --json "$pid" >"$work/$name.json" 2>"$work/$name.err" || rc=$?
 	((rc == 0)) || { fail "$name: status exit $rc: $(cat "$work/$name.err")"; return; }
-	"$py" - "$schema" "$work/$name.json" "$expr" <<-'PY' || fail "$name: $expr: $(cat "$work/$name.json")"
-		import json, sys, jsonschema
+	"$py" - "$schema" "$work/$name.json" "$expr" "$CYCLOCK_SOURCE_DIR/tests/tool/cli" <<-'PY' || fail "$name: $expr: $(cat "$work/$name.json")"
+		import json, sys
+		sys.path.insert(0, sys.argv[4])
+		import json_schema  # block.schema.json for the $ref
 		a = json.load(open(sys.argv[2]))
-		jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(a)
+		json_schema.validate(sys.argv[1], a)
 		assert len(a) == 1 and a[0]['mode'] == 'preload', a
 		b = a[0]
 		assert b['object'].endswith('libcyclock-preload.so'), b

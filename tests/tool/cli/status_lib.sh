@@ -25,15 +25,16 @@ start() {
 	[[ $line == ready ]] || fail "$name did not start: $(cat "$tmp/$name.err")"
 }
 
-# json_check FILE PYTHON: FILE follows the schema, and PYTHON (given the
-# array as "a") holds.
+# json_check FILE PYTHON: FILE follows the schema (json_schema.py, with
+# block.schema.json for its $ref), and PYTHON (given the array as "a")
+# holds.
 json_check() {
-	"$py" - "$schema" "$1" "$2" <<-'PY' || cli_fail "$1: $2"
-		import json, sys, jsonschema
-		schema = json.load(open(sys.argv[1]))
-		jsonschema.Draft202012Validator.check_schema(schema)
+	"$py" - "$schema" "$1" "$2" "$(dirname "${BASH_SOURCE[0]}")" <<-'PY' || cli_fail "$1: $2"
+		import json, sys
+		sys.path.insert(0, sys.argv[4])
+		import json_schema
 		a = json.load(open(sys.argv[2]))
-		jsonschema.Draft202012Validator(schema).validate(a)
+		json_schema.validate(sys.argv[1], a)
 		assert eval(sys.argv[3]), a
 	PY
 }

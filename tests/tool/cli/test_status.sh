@@ -81,7 +81,7 @@ fi
 start plain "$T/status_plain"
 cli_expect_error 1 "status: process $pid \(status_plain\) has no cyclock" status "$pid"
 start newer "$T/status_fake" 99
-cli_expect_error 1 "version 99, newer than this cyclock knows \(1\)" status "$pid"
+cli_expect_error 1 "version 99, newer than this cyclock knows \(2\)" status "$pid"
 start nomagic "$T/status_fake" 1 nocyclok
 cli_expect_error 1 "holds no cyclock status block" status "$pid"
 sh -c 'exit 0' &

@@ -98,7 +98,7 @@ for key in cyclock resolution trusted kernel clocksource virtualization cpu cach
 	grep -qE "^$key " "$out" || cli_fail "info lacks '$key': $(cat "$out")"
 done
 if grep -q '^trusted  *yes' "$out"; then
-	for key in counter conversion wrap engine; do
+	for key in clocks conversion wrap engine; do
 		grep -qE "^$key " "$out" || cli_fail "info lacks '$key'"
 	done
 	# The engine's choice for this counter: its update interval and rate error.
