@@ -10,6 +10,17 @@
 #                  of the same kind: the text holds no control character
 #                  and no forged line, the JSON follows its schema, the
 #                  metrics pass promtool
+#   v1_text, v1_json, v1_prometheus
+#                  a block of version 1's layout (status_fake v1: a process
+#                  of cyclock 0.1 before the one record), with the bit that
+#                  is version 2's WARP_RAN set: read, each format saying its
+#                  facts and none of version 2's (no warp check, no RAW
+#                  error, no interval ceiling, no uncertainty)
+#   v1_lost        both its parts LOST: said in the text and the JSON
+#   v1_odd         its counts odd for good (a write a fork cut): busy
+#   busy           a version 2 block whose counts' sequence moves at each
+#                  read (moving.c, preloaded into the tool): busy, never a
+#                  copy read under a sequence that moved
 #   lead_text, lead_prometheus
 #                  a command name of bytes 0xf5-0xff before continuation
 #                  bytes, which no UTF-8 character starts with: escaped
@@ -74,6 +85,51 @@ else
 	skip_case block_prometheus "no promtool"
 fi
 echo "block: text, JSON and metrics checked"
+
+# Version 1's block: its facts, none of version 2's, in every format.
+start v1 "$T/status_fake" v1
+status v1_text "$pid"
+expect v1_text 0 && { grep -q "(status version 1)$" "$out" &&
+	grep -q '^  counts        7 resyncs, 1 anomalies, 2 spells .*(last: v1 why), 3 rate' "$out" &&
+	! grep -qE '^  warp check|raw |at most|ppm' "$out"; } ||
+	cli_fail "v1_text: $(cat "$out")"
+status v1_json --json "$pid"
+expect v1_json 0 && json_check "$out" "a[0]['status_version'] == 1 \
+	and a[0]['setup_lost'] is False and a[0]['counts']['lost'] is False \
+	and a[0]['counts']['resyncs'] == 7 and a[0]['counts']['last_error_ns'] == -12 \
+	and a[0]['hz_first'] == 1e9 and 'warp_check' not in a[0] \
+	and not {'raw_last_error_ns', 'resync_interval_max_ns', 'hz_uncertainty_ppm'} & set(a[0]['counts'])"
+status v1_prometheus --format prometheus "$pid"
+if expect v1_prometheus 0; then
+	grep -q "^cyclock_resyncs_total{pid=\"$pid\",command=\"status_fake\",mode=\"library\"} 7$" "$out" &&
+		grep -q "^cyclock_library_info{.*,status_version=\"1\"" "$out" &&
+		! grep -qE 'monotonic_raw|uncertainty|interval_max' "$out" ||
+		cli_fail "v1_prometheus: $(cat "$out")"
+	if command -v promtool >/dev/null; then
+		promtool check metrics <"$out" >"$tmp/promtool.out" 2>&1 ||
+			cli_fail "v1_prometheus: promtool: $(cat "$tmp/promtool.out")"
+	fi
+fi
+start v1_lost "$T/status_fake" v1 lost
+status v1_lost --json "$pid"
+expect v1_lost 0 && json_check "$out" "a[0]['setup_lost'] and a[0]['counts']['lost']"
+status v1_lost "$pid"
+grep -q '^  setup         lost: a fork cut' "$out" && grep -q '^  counts        lost: ' "$out" ||
+	cli_fail "v1_lost: text: $(cat "$out")"
+start v1_odd "$T/status_fake" v1 odd
+status v1_odd "$pid"
+expect v1_odd 1 "process $pid's status counts was being written .* at each of 1000 reads"
+echo "v1: read, with none of version 2's facts"
+
+# A version 2 block whose counts never rest (moving.c, preloaded into the
+# tool, moves the sequence under each of its reads): busy, never answered
+# with a copy read while the sequence moved.
+start busy "$T/status_linked"
+out=$tmp/busy.out err=$tmp/busy.err rc=0
+LD_PRELOAD=$T/libstatus_moving.so timeout -k 2 20 "$CYCLOCK" status "$pid" >"$out" 2>"$err" || rc=$?
+expect busy 1 "process $pid's status counts moved at each of 1000 reads"
+[[ -s $out ]] && cli_fail "busy: answered: $(head -3 "$out")"
+echo "busy: exit $rc: $(cat "$err")"
 
 # A command name of lead bytes no UTF-8 character starts with (0xf5-0xff),
 # each before continuation bytes: escaped, never passed on as text.
