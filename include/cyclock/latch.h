@@ -116,5 +116,45 @@ static inline void cyclock__writer_unlock(CYCLOCK_ATOMIC(uint32_t) *writer)
 	cyclock_atomic_store(writer, 0, CYCLOCK_RELEASE);
 }
 
+/*
+ * A record kept twice under its own sequence, whose low bit names the
+ * copy to read: the status block's parts (src/linux/status.c,
+ * cyclock/status.h).  A writer fills the copy readers are not on
+ * (cyclock__record_next()), whole, with cyclock__record_put(), then bumps
+ * once (cyclock__latch_bump()); the other copy keeps the write before, so
+ * unlike the clock's latch a write need not rewrite both.  A reader takes
+ * the sequence (cyclock__latch_begin()), copies the copy it names with
+ * cyclock__record_get() and retries while cyclock__latch_retry() says the
+ * sequence moved: the fences are the latch's (model_record checks them
+ * on this protocol).  Copies are 32-bit words, relaxed atomics.
+ */
+static inline unsigned int cyclock__record_next(const CYCLOCK_ATOMIC(uint32_t) *seq)
+{
+	return (unsigned int)(cyclock_atomic_load(seq, CYCLOCK_RELAXED) & 1) ^ 1;
+}
+
+/* @words words of @src (any object: its bytes, copied a word at a time,
+ * so no type is read through another) into the copy. */
+static inline void cyclock__record_put(CYCLOCK_ATOMIC(uint32_t) *copy, const void *src,
+				       size_t words)
+{
+	for (size_t i = 0; i < words; i++) {
+		uint32_t w;
+
+		__builtin_memcpy(&w, (const char *)src + 4 * i, 4);
+		cyclock_atomic_store(&copy[i], w, CYCLOCK_RELAXED);
+	}
+}
+
+static inline void cyclock__record_get(void *dst, const CYCLOCK_ATOMIC(uint32_t) *copy,
+				       size_t words)
+{
+	for (size_t i = 0; i < words; i++) {
+		uint32_t w = cyclock_atomic_load(&copy[i], CYCLOCK_RELAXED);
+
+		__builtin_memcpy((char *)dst + 4 * i, &w, 4);
+	}
+}
+
 #endif /* CYCLOCK_HAS_ATOMICS */
 #endif /* CYCLOCK_LATCH_H */

@@ -30,7 +30,7 @@ _Static_assert(offsetof(struct cyclock_status, counts) == 1120, "status: counts 
 _Static_assert(sizeof(struct cyclock_status) == 1536, "status: size changed");
 /* Whole lines, aligned: no other data shares the lines a resync writes. */
 _Static_assert(sizeof(struct cyclock_status) % 64 == 0, "status: not whole cache lines");
-/* The copies are moved in 32-bit words. */
+/* The copies are records of 32-bit words (cyclock/latch.h). */
 _Static_assert(sizeof(struct cyclock_status_setup) % 4 == 0, "status: setup not in words");
 _Static_assert(sizeof(struct cyclock_status_counts) % 4 == 0, "status: counts not in words");
 
@@ -46,38 +46,10 @@ CYCLOCK_API CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) struct cyclock_status cyclock_sta
  * before the bump that shows it, read under the same sequence. */
 static CYCLOCK_ATOMIC(const char *) kernel_why_of[2];
 
-/*
- * A copy's bytes, moved as relaxed atomic words: the latch's data
- * (cyclock/latch.h), which a reader in this process may load while a
- * writer two writes on stores them, and then discards.
- */
-static void put_words(void *dst, const void *src, size_t n)
-{
-	CYCLOCK_ATOMIC(uint32_t) *d = dst;
-	const uint32_t *s = src;
-
-	for (size_t i = 0; i < n / 4; i++)
-		cyclock_atomic_store(&d[i], s[i], CYCLOCK_RELAXED);
-}
-
-static void get_words(void *dst, const void *src, size_t n)
-{
-	const CYCLOCK_ATOMIC(uint32_t) *s = src;
-	uint32_t *d = dst;
-
-	for (size_t i = 0; i < n / 4; i++)
-		d[i] = cyclock_atomic_load(&s[i], CYCLOCK_RELAXED);
-}
-
+/* A part's copy @i, as the record's words (cyclock/latch.h). */
 #define SEQ(field) ((CYCLOCK_ATOMIC(uint32_t) *)&cyclock_status.field)
-
-/* The copy a writer fills: the one readers are not on.  Every writer of a
- * part is the only one at that moment (the comments at each caller say
- * why), so the sequence is its own between here and the bump. */
-static unsigned int next_copy(CYCLOCK_ATOMIC(uint32_t) *seq)
-{
-	return (cyclock_atomic_load(seq, CYCLOCK_RELAXED) & 1) ^ 1;
-}
+#define WORDS(part, i) ((CYCLOCK_ATOMIC(uint32_t) *)&cyclock_status.part[i])
+#define NWORDS(part) (sizeof(cyclock_status.part[0]) / 4)
 
 static void copy(char *dst, size_t n, const char *src)
 {
@@ -89,19 +61,21 @@ static void copy(char *dst, size_t n, const char *src)
 
 #define COPY(dst, src) copy((dst), sizeof(dst), (src))
 
-/* The setup as last written, for a writer to change and publish. */
+/* The setup as last written, for its writer (the only one at that
+ * moment: the comments at each caller say why) to change and publish. */
 static struct cyclock_status_setup setup_now(void)
 {
 	struct cyclock_status_setup s;
-	unsigned int cur = next_copy(SEQ(setup_seq)) ^ 1;
 
-	get_words(&s, &cyclock_status.setup[cur], sizeof(s));
+	cyclock__record_get(&s, WORDS(setup, cyclock__record_next(SEQ(setup_seq)) ^ 1),
+			    NWORDS(setup));
 	return s;
 }
 
 static void setup_publish(const struct cyclock_status_setup *s)
 {
-	put_words(&cyclock_status.setup[next_copy(SEQ(setup_seq))], s, sizeof(*s));
+	cyclock__record_put(WORDS(setup, cyclock__record_next(SEQ(setup_seq))),
+			    s, NWORDS(setup));
 	cyclock__latch_bump(SEQ(setup_seq));
 }
 
@@ -172,7 +146,7 @@ void cyclock__status_counts(const struct cyclock__track *tr, uint64_t ns, bool k
 	const struct cyclock__track_state *m = &cyclock__tracks.mono.state,
 					  *r = &cyclock__tracks.raw.state;
 	const char *why = m->kernel_why ? m->kernel_why : r->kernel_why ? r->kernel_why : "";
-	unsigned int next = next_copy(SEQ(counts_seq));
+	unsigned int next = cyclock__record_next(SEQ(counts_seq));
 	const struct cyclock_status_counts *cur = &cyclock_status.counts[next ^ 1];
 	bool mono = tr == &cyclock__tracks.mono;
 	struct cyclock_status_counts c = {
@@ -192,7 +166,7 @@ void cyclock__status_counts(const struct cyclock__track *tr, uint64_t ns, bool k
 	};
 
 	COPY(c.kernel_why, why);
-	put_words(&cyclock_status.counts[next], &c, sizeof(c));
+	cyclock__record_put(WORDS(counts, next), &c, NWORDS(counts));
 	cyclock_atomic_store(&kernel_why_of[next], why, CYCLOCK_RELAXED);
 	cyclock__latch_bump(SEQ(counts_seq));
 }
@@ -208,7 +182,7 @@ void cyclock__status_own(struct cyclock__status_view *v)
 	v->setup = &cyclock_status.setup[cyclock_atomic_load(SEQ(setup_seq), CYCLOCK_ACQUIRE) & 1];
 	do {
 		start = cyclock__latch_begin(seq);
-		get_words(&v->counts, &cyclock_status.counts[start & 1], sizeof(v->counts));
+		cyclock__record_get(&v->counts, WORDS(counts, start & 1), NWORDS(counts));
 		v->kernel_why = cyclock_atomic_load(&kernel_why_of[start & 1], CYCLOCK_RELAXED);
 	} while (cyclock__latch_retry(seq, start));
 	if (!v->kernel_why)

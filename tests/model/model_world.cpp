@@ -155,9 +155,9 @@ uint32_t cyclock__pid_fresh(void)
 	return 1;
 }
 
-/* The block "cyclock status" reads from outside: no reader in the model
+/* The status block (its records: model_record): no reader in this model
  * (its writes are cyclock/latch.h's bumps, which model_latch checks). */
-void cyclock__status_counts(uint64_t, bool)
+void cyclock__status_counts(const struct cyclock__track *, uint64_t, bool)
 {
 }
 

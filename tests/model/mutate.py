@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 
-HARNESSES = ["model_latch", "model_percpu", "model_publish", "model_coarse"]
+HARNESSES = ["model_latch", "model_percpu", "model_publish", "model_coarse", "model_record"]
 
 # (id, file, text, mutated text, "caught" or the reason it is not, what)
 MUTATIONS = [
