@@ -12,7 +12,7 @@ rebuilt and each run with --iterations N (200000 by default) until it fails
 or ends.  A mutation expected to be caught must fail at least one harness;
 one explained (not caught, with the reason) must fail none, or the
 explanation is stale.  Exits 0 when every mutation did as expected.
---markdown writes the results table (docs/model.md holds the last one).
+--markdown writes the results table (docs/model.md sums up the last one by harness).
 Takes about half an hour on 2 CPUs: run it by hand after changing an order
 or a harness, not in CI (the model stage runs the harnesses as they are).
 """
