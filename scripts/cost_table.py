@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The README's "What time costs" table, from a stored run.
+"""docs/costs.md's table of what each clock costs, from a stored run.
 
     build/release/tools/cyclock/cyclock bench --json run.json
     scripts/cost_table.py run.json > table.md
