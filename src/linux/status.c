@@ -61,71 +61,81 @@ static void copy(char *dst, size_t n, const char *src)
 
 #define COPY(dst, src) copy((dst), sizeof(dst), (src))
 
-/* The setup as last written, for its writer (the only one at that
- * moment: the comments at each caller say why) to change and publish. */
-static struct cyclock_status_setup setup_now(void)
-{
-	struct cyclock_status_setup s;
+/* What the preload said of itself (cyclock__status_preload()), and
+ * whether initialisation's end came, for the setup's writer. */
+static struct {
+	bool on, relaxed;
+	uint32_t served;
+	const char *why;
+} preload;
+static bool decided;
 
-	cyclock__record_get(&s, WORDS(setup, cyclock__record_next(SEQ(setup_seq)) ^ 1),
-			    NWORDS(setup));
-	return s;
+/* The decision, from cyclock__setup, into @s. */
+static void decision(struct cyclock_status_setup *s)
+{
+	const struct cyclock__setup *c = &cyclock__setup;
+
+	if (cyclock_atomic_load(&c->using_counter, CYCLOCK_RELAXED))
+		s->flags |= CYCLOCK_STATUS_COUNTER;
+	if (c->forced)
+		s->flags |= CYCLOCK_STATUS_FORCED;
+	if (cyclock_atomic_load(&c->local_percpu, CYCLOCK_RELAXED))
+		s->flags |= CYCLOCK_STATUS_PERCPU;
+	if (c->warp_ran)
+		s->flags |= CYCLOCK_STATUS_WARP_RAN;
+	s->state = CYCLOCK_STATUS_READY;
+	s->hz_hint = c->hz_hint;
+	s->init_ns = c->init_ns;
+	s->warp_cyc = c->warp_ran ? c->warp_cyc : 0;
+	s->warp_turns = c->warp_ran ? c->warp_turns : 0;
+	COPY(s->ordered, cyclock_arch_ordered_name(c->ordered));
+	COPY(s->hz_source, c->hz_source);
+	COPY(s->why, c->why);
+	COPY(s->distrust, c->distrust);
+	COPY(s->ordered_why, c->ordered_why);
 }
 
-static void setup_publish(const struct cyclock_status_setup *s)
+/* The setup part's one writer: what the preload said, and the decision
+ * once initialisation made it, whole into the copy readers are not on.
+ * Its callers are each the only one at that moment: the preload's
+ * constructor runs before any read can initialise, and initialisation's
+ * end in its owner (INIT_BUSY), before INIT_DONE, after which nothing
+ * writes the setup. */
+static void setup_write(void)
 {
-	cyclock__record_put(WORDS(setup, cyclock__record_next(SEQ(setup_seq))),
-			    s, NWORDS(setup));
+	struct cyclock_status_setup s = { .served = preload.served };
+
+	COPY(s.counter, CYCLOCK_ARCH_COUNTER_NAME);
+	if (preload.on)
+		s.flags = CYCLOCK_STATUS_PRELOAD | (preload.relaxed ? CYCLOCK_STATUS_RELAXED : 0);
+	if (preload.why) { /* it serves nothing, and initialises nothing */
+		s.state = CYCLOCK_STATUS_READY;
+		COPY(s.why, preload.why);
+	}
+	if (decided)
+		decision(&s);
+	cyclock__record_put(WORDS(setup, cyclock__record_next(SEQ(setup_seq))), &s,
+			    NWORDS(setup));
 	cyclock__latch_bump(SEQ(setup_seq));
 }
 
-/* Initialisation's end, from its owner (one at a time: INIT_BUSY), before
- * INIT_DONE: the decision. */
+/* Initialisation's end: the decision. */
 void cyclock__status_setup(void)
 {
-	const struct cyclock__setup *c = &cyclock__setup;
-	struct cyclock_status_setup s = setup_now();
-
-	s.flags &= CYCLOCK_STATUS_PRELOAD | CYCLOCK_STATUS_RELAXED;
-	if (cyclock_atomic_load(&c->using_counter, CYCLOCK_RELAXED))
-		s.flags |= CYCLOCK_STATUS_COUNTER;
-	if (c->forced)
-		s.flags |= CYCLOCK_STATUS_FORCED;
-	if (cyclock_atomic_load(&c->local_percpu, CYCLOCK_RELAXED))
-		s.flags |= CYCLOCK_STATUS_PERCPU;
-	if (c->warp_ran)
-		s.flags |= CYCLOCK_STATUS_WARP_RAN;
-	s.state = CYCLOCK_STATUS_READY;
-	s.hz_hint = c->hz_hint;
-	s.init_ns = c->init_ns;
-	s.warp_cyc = c->warp_ran ? c->warp_cyc : 0;
-	s.warp_turns = c->warp_ran ? c->warp_turns : 0;
-	COPY(s.counter, CYCLOCK_ARCH_COUNTER_NAME);
-	COPY(s.ordered, cyclock_arch_ordered_name(c->ordered));
-	COPY(s.hz_source, c->hz_source);
-	COPY(s.why, c->why);
-	COPY(s.distrust, c->distrust);
-	COPY(s.ordered_why, c->ordered_why);
-	setup_publish(&s);
+	decided = true;
+	setup_write();
 }
 
-/* The preload's, from its constructor (before any of its reads can
- * initialise) and from initialisation's end (its owner): the clocks it
- * serves, whether relaxed, and why it serves none when it passes every
- * clock to the kernel without initialising (@why, or NULL). */
+/* The preload's, from its constructor and from initialisation's end: the
+ * clocks it serves, whether relaxed, and why it serves none when it
+ * passes every clock to the kernel without initialising (@why, or NULL). */
 void cyclock__status_preload(uint32_t served, bool relaxed, const char *why)
 {
-	struct cyclock_status_setup s = setup_now();
-
-	s.flags = (s.flags & ~CYCLOCK_STATUS_RELAXED) | CYCLOCK_STATUS_PRELOAD |
-		  (relaxed ? CYCLOCK_STATUS_RELAXED : 0);
-	s.served = served;
-	if (why) {
-		s.state = CYCLOCK_STATUS_READY;
-		COPY(s.counter, CYCLOCK_ARCH_COUNTER_NAME);
-		COPY(s.why, why);
-	}
-	setup_publish(&s);
+	preload.on = true;
+	preload.served = served;
+	preload.relaxed = relaxed;
+	preload.why = why;
+	setup_write();
 }
 
 /* The frequency's uncertainty, in ppm: from the first and latest RAW
