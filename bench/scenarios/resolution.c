@@ -97,7 +97,6 @@ static void res_once(const struct bench_clock *c, struct res_acc *a, uint64_t wa
 static double res_nominal(const struct bench_clock *c)
 {
 	struct timespec ts;
-	const char *env;
 
 	if (c->kernel_id != (clockid_t)-1 && clock_getres(c->kernel_id, &ts) == 0)
 		return (double)bench_ts_ns(&ts);
@@ -105,12 +104,11 @@ static double res_nominal(const struct bench_clock *c)
 		return 1e9 / (double)sysconf(_SC_CLK_TCK);
 	if (strcmp(c->name, "gettimeofday") == 0)
 		return 1000;
-	/* cyclock_coarse() holds what its ticker stored: it steps once a
-	 * ticker period, as the kernel's coarse clocks step once a tick. */
-	if (c->flags & BENCH_CLOCK_COARSE) {
-		env = getenv("CYCLOCK_COARSE_PERIOD_US");
-		return (env && atol(env) > 0 ? (double)atol(env) : 1000) * 1000;
-	}
+	/* cyclock_coarse() is the kernel's coarse clock on cyclock_now()'s
+	 * timeline (the tool starts no ticker: cyclock_init() without
+	 * CYCLOCK_INIT_COARSE), so it steps once a tick, as that clock does. */
+	if ((c->flags & BENCH_CLOCK_COARSE) && clock_getres(CLOCK_MONOTONIC_COARSE, &ts) == 0)
+		return (double)bench_ts_ns(&ts);
 	return bench_clock_ns(c, 1);
 }
 

@@ -4,7 +4,8 @@
 # must hold whatever the machine's speed:
 #   resolution  every clock steps forward, never back, on one thread; a
 #               coarse clock stalls between ticks and steps no finer than
-#               half what clock_getres() says; the histogram adds up.
+#               half what clock_getres() says; the histogram adds up;
+#               cyclock_coarse, with no ticker, claims the kernel's tick.
 #   warp        the ordered clocks (cyclock_now, cyclock_raw, monotonic)
 #               never go backwards between two CPUs; per-thread and CPU-time
 #               clocks get no result; one CPU means no result and a line.
@@ -35,8 +36,9 @@ EOF
 }
 
 # ---- resolution ----
-cli_bench resolution "$tmp/res.json" --quick --clocks cyclock_now,monotonic,monotonic_coarse
-cli_has "$tmp/res.json" resolution/cyclock_now resolution/monotonic resolution/monotonic_coarse
+cli_bench resolution "$tmp/res.json" --quick --clocks cyclock_now,monotonic,monotonic_coarse,cyclock_coarse
+cli_has "$tmp/res.json" resolution/cyclock_now resolution/monotonic resolution/monotonic_coarse \
+	resolution/cyclock_coarse
 check "$tmp/res.json" '
 for c in ("cyclock_now", "monotonic", "monotonic_coarse"):
     b = r("resolution/" + c)
@@ -49,6 +51,11 @@ for c in ("cyclock_now", "monotonic", "monotonic_coarse"):
 b = r("resolution/monotonic_coarse")
 assert b["stall_fraction"] > 0, "a coarse clock read back to back never repeated"
 assert b["real_time"] >= 0.5 * b["clock_getres_ns"], "coarse steps finer than its tick"
+# With no ticker (the tool starts none), cyclock_coarse is the coarse
+# clock of the kernel on the timeline of cyclock_now: it claims its tick.
+c = r("resolution/cyclock_coarse")
+assert c["clock_getres_ns"] == b["clock_getres_ns"], \
+    "cyclock_coarse claims %g ns, monotonic_coarse %g" % (c["clock_getres_ns"], b["clock_getres_ns"])
 '
 
 # ---- warp ----
