@@ -78,7 +78,8 @@ static enum status_err busy(pid_t pid, const char *name, const char *how, char *
 /* Version 2's part @name: the sequence at @seq_at, then the copy it names
  * (@len bytes each, the first at @copies), then the sequence again, each a
  * system call of its own; until both readings agree.  The copy read lands
- * at @dst + its index * @len, the sequence in *@seq. */
+ * at @dst + its index * @len (the other copy's place zeroed), the
+ * sequence in *@seq. */
 static enum status_err read_latched(pid_t pid, uint64_t seq_at, uint64_t copies, size_t len,
 				    void *dst, uint32_t *seq, const char *name, char *why,
 				    size_t wlen)
@@ -96,6 +97,8 @@ static enum status_err read_latched(pid_t pid, uint64_t seq_at, uint64_t copies,
 		    (err = fetch(pid, seq_at, &s2, sizeof(s2))))
 			return status_vm_error(pid, err, why, wlen);
 		if (s1 == s2) {
+			/* The other copy as a failed try may have left it: zeros. */
+			memset((char *)dst + ((s1 & 1) ^ 1) * len, 0, len);
 			*seq = s1;
 			return STATUS_OK;
 		}
