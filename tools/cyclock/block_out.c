@@ -300,7 +300,8 @@ static void put(const struct metrics_out *o, const struct fact *f, bool counters
 
 	for (size_t i = 0; s->labels && s->labels[i] && n < 28; i++)
 		l[n++] = s->labels[i];
-	for (size_t i = 0; f->kind == INFO && s->info_labels && s->info_labels[i] && n < 28; i++)
+	for (size_t i = 0; f == &facts[F_LIBRARY] && s->info_labels && s->info_labels[i] && n < 28;
+	     i++)
 		l[n++] = s->info_labels[i];
 	for (size_t i = 0; extra && extra[i] && n < 30; i++)
 		l[n++] = extra[i];
