@@ -296,6 +296,7 @@ void cyclock__start_counter(double hz, const struct cyclock__sample *s1);
  * (cyclock/status.h), exported for "cyclock status", read back here. */
 #include "cyclock/status.h"
 CYCLOCK_API extern struct cyclock_status cyclock_status;
+extern struct cyclock_status cyclock__status_block __attribute__((visibility("hidden")));
 void cyclock__status_setup(void);
 void cyclock__status_preload(uint32_t served, bool relaxed, const char *why);
 void cyclock__status_counts(const struct cyclock__track *tr, uint64_t ns, bool kernel_mode);

@@ -34,12 +34,22 @@ _Static_assert(sizeof(struct cyclock_status) % 64 == 0, "status: not whole cache
 _Static_assert(sizeof(struct cyclock_status_setup) % 4 == 0, "status: setup not in words");
 _Static_assert(sizeof(struct cyclock_status_counts) % 4 == 0, "status: counts not in words");
 
-CYCLOCK_API CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) struct cyclock_status cyclock_status = {
+/*
+ * The block, written and read here under a hidden name, exported as
+ * cyclock_status for readers outside (an alias: one object).  Under the
+ * exported name alone, a libcyclock.so loaded after the preload in one
+ * process would write the preload's block, whose definition comes first
+ * in the lookup order, and leave its own unwritten (test_status.sh's
+ * "both").
+ */
+CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) struct cyclock_status cyclock__status_block = {
 	.magic = CYCLOCK_STATUS_MAGIC,
 	.version = CYCLOCK_STATUS_VERSION,
 	.size = sizeof(struct cyclock_status),
 	.library = CYCLOCK_LIB_VERSION,
 };
+CYCLOCK_API extern struct cyclock_status cyclock_status
+	__attribute__((alias("cyclock__status_block")));
 
 /* Each counts copy's kernel_why as the literal it was copied from, for
  * cyclock_get_state()'s strings of static duration: written with the copy,
@@ -47,9 +57,9 @@ CYCLOCK_API CYCLOCK_ALIGNAS(CYCLOCK_CACHELINE) struct cyclock_status cyclock_sta
 static CYCLOCK_ATOMIC(const char *) kernel_why_of[2];
 
 /* A part's copy @i, as the record's words (cyclock/latch.h). */
-#define SEQ(field) ((CYCLOCK_ATOMIC(uint32_t) *)&cyclock_status.field)
-#define WORDS(part, i) ((CYCLOCK_ATOMIC(uint32_t) *)&cyclock_status.part[i])
-#define NWORDS(part) (sizeof(cyclock_status.part[0]) / 4)
+#define SEQ(field) ((CYCLOCK_ATOMIC(uint32_t) *)&cyclock__status_block.field)
+#define WORDS(part, i) ((CYCLOCK_ATOMIC(uint32_t) *)&cyclock__status_block.part[i])
+#define NWORDS(part) (sizeof(cyclock__status_block.part[0]) / 4)
 
 static void copy(char *dst, size_t n, const char *src)
 {
@@ -157,7 +167,7 @@ void cyclock__status_counts(const struct cyclock__track *tr, uint64_t ns, bool k
 					  *r = &cyclock__tracks.raw.state;
 	const char *why = m->kernel_why ? m->kernel_why : r->kernel_why ? r->kernel_why : "";
 	unsigned int next = cyclock__record_next(SEQ(counts_seq));
-	const struct cyclock_status_counts *cur = &cyclock_status.counts[next ^ 1];
+	const struct cyclock_status_counts *cur = &cyclock__status_block.counts[next ^ 1];
 	bool mono = tr == &cyclock__tracks.mono;
 	struct cyclock_status_counts c = {
 		.pid = cyclock__pid(),
@@ -189,7 +199,7 @@ void cyclock__status_own(struct cyclock__status_view *v)
 	const CYCLOCK_ATOMIC(uint32_t) *seq = SEQ(counts_seq);
 	uint32_t start;
 
-	v->setup = &cyclock_status.setup[cyclock_atomic_load(SEQ(setup_seq), CYCLOCK_ACQUIRE) & 1];
+	v->setup = &cyclock__status_block.setup[cyclock_atomic_load(SEQ(setup_seq), CYCLOCK_ACQUIRE) & 1];
 	do {
 		start = cyclock__latch_begin(seq);
 		cyclock__record_get(&v->counts, WORDS(counts, start & 1), NWORDS(counts));

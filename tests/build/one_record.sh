@@ -30,14 +30,15 @@ tool=$work/b/tools/cyclock/cyclock
 export CYCLOCK_SOURCE
 CYCLOCK_SOURCE=$("$tool" info --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["counter"])')
 coproc PROG { exec "$work/one_record"; }
-read -r -u "${PROG[0]}" _ got_state || { wait "$PROG_PID" || [ $? != 77 ] || exit 77; exit 1; }
-read -r -u "${PROG[0]}" got_describe
+pid=$PROG_PID out=${PROG[0]} in=${PROG[1]} # unset by bash once it has exited
+read -r -u "$out" _ got_state || { wait "$pid" || [ $? != 77 ] || exit 77; exit 1; }
+read -r -u "$out" got_describe
 got_info=$("$tool" info --json |
 	python3 -c 'import json,sys; print(json.load(sys.stdin)["counts"]["resync_interval_ns"])')
-got_status=$("$tool" status --json "$PROG_PID" |
+got_status=$("$tool" status --json "$pid" |
 	python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["counts"]["resync_interval_ns"])')
-exec {PROG[1]}>&-
-wait "$PROG_PID" || true
+exec {in}>&-
+wait "$pid" || true
 
 fail=0
 check() { # what, got, want

@@ -10,9 +10,10 @@
  * is one write's: all its fields agree with one i, and i never goes back.
  * The reader first finds the block as the tool does, through
  * /proc/self/maps and this program's symbol table (libcyclock.a linked
- * statically), at the address the symbol has here.  Before that, a part
- * left odd by a fork that cut its write is whole again: cleared by a
- * fork() child's handler, or ended by the next write after a raw fork.
+ * statically), at the address the symbol has here.  (The setup is
+ * written here after initialisation, as the library never does, to give
+ * the remote reader two parts that move; validate_state.c reads the block
+ * in the process, from a signal handler.)
  *
  * Usage: linux_validate_status [seconds]   (default 3); exit 77 (a skip)
  * where process_vm_readv() is not implemented (qemu-user).
@@ -122,8 +123,8 @@ int main(int argc, char **argv)
 		return 1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		const struct cyclock_status_counts *c = &st.counts[st.counts_seq & 1];
-		const struct cyclock_status_setup *p = &st.setup[st.setup_seq & 1];
+		const struct cyclock_status_counts *c;
+		const struct cyclock_status_setup *p;
 		enum status_err e;
 
 		clock_gettime(CLOCK_MONOTONIC, &t);
@@ -139,6 +140,9 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		reads++;
+		/* The copies the sequences named (the reader zeroed the others). */
+		c = &st.counts[st.counts_seq & 1];
+		p = &st.setup[st.setup_seq & 1];
 		if (c->written_ns) {
 			uint64_t i = c->written_ns;
 
