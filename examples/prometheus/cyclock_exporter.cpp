@@ -81,8 +81,16 @@ public:
 				     "1 if the clocks read the counter, 0 if the kernel's; reason: why not.",
 				     MetricType::Gauge));
 		out.back().metric.push_back(
-			value(MetricType::Gauge, counter, {{"counter", st.counter}, {"reason", st.why}}));
-		out.push_back(family("cyclock_ordered_read",
+			value(MetricType::Gauge, counter, {{"reason", counter ? "" : st.why}}));
+		out.push_back(family("cyclock_source_info",
+				     "The counter cyclock reads, and where its frequency came from.",
+				     MetricType::Gauge));
+		out.back().metric.push_back(value(MetricType::Gauge, 1,
+						  {{"source", st.counter},
+						   {"frequency_source", st.hz_source}}));
+		if (!counter)
+			return out;
+		out.push_back(family("cyclock_ordered_read_info",
 				     "The ordered counter read cyclock chose on this CPU (always 1).",
 				     MetricType::Gauge));
 		out.back().metric.push_back(value(MetricType::Gauge, 1, {{"read", st.ordered}}));
@@ -100,11 +108,11 @@ public:
 		    "Changes of the kernel's rate followed on the counter.", MetricType::Counter,
 		    static_cast<double>(st.rate_changes));
 		out.push_back(family("cyclock_kernel_mode",
-				     "1 while cyclock_now() serves the kernel's clock; reason: the last "
-				     "time it did.",
+				     "1 while cyclock_now() serves the kernel's clock; last_reason: why "
+				     "the last spell began.",
 				     MetricType::Gauge));
 		out.back().metric.push_back(
-			value(MetricType::Gauge, st.kernel_mode, {{"reason", st.kernel_why}}));
+			value(MetricType::Gauge, st.kernel_mode, {{"last_reason", st.kernel_why}}));
 		add(out, "cyclock_resync_interval_seconds", "The resync interval now.",
 		    MetricType::Gauge, static_cast<double>(st.interval_ns) / 1e9);
 		out.push_back(family("cyclock_agreement_error_seconds",

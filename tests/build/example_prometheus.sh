@@ -70,12 +70,13 @@ for m in cyclock_resyncs_total cyclock_anomalies_total cyclock_kernel_spells_tot
 		fail "$m went from $a to $b"
 	fi
 done
-trusted=$(grep '^cyclock_trusted{' "$work/scrape.2" || true)
-if [[ -z $trusted ]]; then
-	fail "no cyclock_trusted sample"
-elif ! grep -q 'counter="[a-z]' <<<"$trusted"; then
-	fail "cyclock_trusted names no counter: $trusted"
-fi
+# The families cyclock info and cyclock status write, by the same names
+# and labels (docs/tool.md, "One name per fact").
+grep -q '^cyclock_trusted{reason=' "$work/scrape.2" || fail "no cyclock_trusted{reason} sample"
+grep -q '^cyclock_source_info{.*source="[a-z]' "$work/scrape.2" ||
+	fail "cyclock_source_info names no counter"
+grep -q '^cyclock_kernel_mode{last_reason=' "$work/scrape.2" ||
+	fail "no cyclock_kernel_mode{last_reason} sample"
 grep -q '^# TYPE cyclock_resyncs_total counter$' "$work/scrape.2" ||
 	fail "cyclock_resyncs_total is not a counter"
 echo "     scrape 2: $(value 2 cyclock_resyncs_total) resyncs; $trusted"
