@@ -79,7 +79,7 @@ grep -q '^cyclock_kernel_mode{last_reason=' "$work/scrape.2" ||
 	fail "no cyclock_kernel_mode{last_reason} sample"
 grep -q '^# TYPE cyclock_resyncs_total counter$' "$work/scrape.2" ||
 	fail "cyclock_resyncs_total is not a counter"
-echo "     scrape 2: $(value 2 cyclock_resyncs_total) resyncs; $trusted"
+echo "     scrape 2: $(value 2 cyclock_resyncs_total) resyncs; $(grep "^cyclock_trusted{" "$work/scrape.2")"
 
 kill -TERM "$pid"
 rc=0
