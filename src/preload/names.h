@@ -3,7 +3,7 @@
  * The clock names CYCLOCK_PRELOAD_CLOCKS takes: one table for the preload,
  * which parses them; for "cyclock run --clocks", which refuses an unknown
  * one before running anything; and for "cyclock status", which names the
- * clocks a preload serves from its mask (status_out.c): so that the three
+ * clocks a preload serves from its mask (block_out.c): so that the three
  * cannot drift.
  */
 #ifndef CYCLOCK_PRELOAD_NAMES_H
