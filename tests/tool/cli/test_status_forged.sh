@@ -131,7 +131,7 @@ echo "v1: read, with none of version 2's facts"
 # with a copy read while the sequence moved.
 start busy "$T/status_linked"
 out=$tmp/busy.out err=$tmp/busy.err rc=0
-LD_PRELOAD=$T/libstatus_moving.so timeout -k 2 20 "$CYCLOCK" status "$pid" >"$out" 2>"$err" || rc=$?
+timeout -k 2 20 env LD_PRELOAD="$T/libstatus_moving.so" "$CYCLOCK" status "$pid" >"$out" 2>"$err" || rc=$?
 expect busy 1 "process $pid's status counts moved at each of 1000 reads"
 [[ -s $out ]] && cli_fail "busy: answered: $(head -3 "$out")"
 echo "busy: exit $rc: $(cat "$err")"
