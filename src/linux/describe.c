@@ -19,9 +19,10 @@ static void state_of(const struct cyclock__status_view *v, struct cyclock_state 
 {
 	const struct cyclock_status_setup *s = v->setup;
 	const struct cyclock_status_counts *c = &v->counts;
-	bool ready = !cyclock__init_why() && s->state == CYCLOCK_STATUS_READY;
+	const char *not_yet = cyclock__init_why();
+	bool ready = !not_yet && s->state == CYCLOCK_STATUS_READY;
 
-	st->why = !ready ? cyclock__init_why() : s->why;
+	st->why = ready ? s->why : not_yet ? not_yet : "";
 	st->counter = CYCLOCK_ARCH_COUNTER_NAME;
 	st->hz_source = st->ordered = st->ordered_why = st->kernel_why = "";
 	if (!ready)

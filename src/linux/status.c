@@ -8,11 +8,13 @@
  * it unless it resyncs.
  *
  * Tests: tests/linux/validate_status.c (every part read is one write's,
- * through the kernel by the tool's reader and in the process from a
- * signal handler that interrupted the writer), tests/linux/sim_state.c
- * (every fact, through cyclock_get_state()), tests/tool/cli/test_status.sh
- * (what "cyclock status" shows of a process), test_one_record.sh (a fact's
- * derivation changed here, and all four readers follow).
+ * through the kernel, by the tool's reader), validate_state.c (the
+ * same of cyclock_get_state() in a signal handler that interrupted the
+ * writer), tests/model/model_record.cpp (the record's orders),
+ * tests/linux/sim_state.c (every fact, through cyclock_get_state()),
+ * tests/tool/cli/test_status.sh (what "cyclock status" shows of a
+ * process), tests/build/one_record.sh (a fact's derivation changed here,
+ * and all four readers follow).
  */
 #include <stddef.h>
 #include <string.h>
@@ -167,6 +169,7 @@ void cyclock__status_counts(const struct cyclock__track *tr, uint64_t ns, bool k
 					  *r = &cyclock__tracks.raw.state;
 	const char *why = m->kernel_why ? m->kernel_why : r->kernel_why ? r->kernel_why : "";
 	unsigned int next = cyclock__record_next(SEQ(counts_seq));
+	/* The last write's copy, this writer's or one the flag ordered before. */
 	const struct cyclock_status_counts *cur = &cyclock__status_block.counts[next ^ 1];
 	bool mono = tr == &cyclock__tracks.mono;
 	struct cyclock_status_counts c = {
@@ -199,7 +202,8 @@ void cyclock__status_own(struct cyclock__status_view *v)
 	const CYCLOCK_ATOMIC(uint32_t) *seq = SEQ(counts_seq);
 	uint32_t start;
 
-	v->setup = &cyclock__status_block.setup[cyclock_atomic_load(SEQ(setup_seq), CYCLOCK_ACQUIRE) & 1];
+	v->setup = &cyclock__status_block
+			    .setup[cyclock_atomic_load(SEQ(setup_seq), CYCLOCK_ACQUIRE) & 1];
 	do {
 		start = cyclock__latch_begin(seq);
 		cyclock__record_get(&v->counts, WORDS(counts, start & 1), NWORDS(counts));
