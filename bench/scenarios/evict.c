@@ -20,7 +20,6 @@
 #define BUF_MIN (1L << 20)
 #define BUF_MAX (8L << 20)      /* twice the largest L2 made, 4 MiB */
 #define SWEEP_MAX (64L << 20)   /* without a flush: twice the last level, capped */
-#define LLC_FALLBACK (32L << 20)
 #define TLB_PAGES 16384         /* four times the largest second-level TLB, 4096 */
 #define PASSES 2 /* writes a sample: one pass of the old sweep left re-used lines cached */
 
@@ -157,7 +156,7 @@ static size_t buffer_len(int flush, long mid_bytes, long llc_bytes)
 	if (flush)
 		len = 2 * (mid_bytes > 0 ? mid_bytes : MID_FALLBACK);
 	else
-		len = 2 * (llc_bytes > 0 ? llc_bytes : LLC_FALLBACK);
+		len = 2 * llc_bytes; /* bench_llc_bytes(): 8 MiB where sysfs says nothing */
 	return (size_t)(len < BUF_MIN ? BUF_MIN : len > cap ? cap : len);
 }
 

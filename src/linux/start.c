@@ -99,7 +99,8 @@ void cyclock__start_counter(double hz, const struct cyclock__sample *s1)
 	/* The rate's baseline starts at init's first sample. */
 	cyclock__tracks.raw.state.anchor = cyclock__tracks.raw.state.mid = cyclock__setup.first_raw;
 	if (held) {
-		cyclock__status_counts(&cyclock__tracks.mono, sm.ns, !cyclock__seg_load(&cyclock__mono).horizon_cyc);
+		cyclock__status_counts(&cyclock__tracks.mono, sm.ns,
+				       !cyclock__seg_load(&cyclock__mono).horizon_cyc);
 		cyclock__writer_done();
 	}
 	cyclock_atomic_store(&cyclock__setup.using_counter, true, CYCLOCK_SEQ_CST);
