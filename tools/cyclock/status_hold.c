@@ -8,7 +8,8 @@
  * Its memory is read by number (process_vm_readv(2) takes no pidfd), so
  * the end checks all four: a process that ended or was replaced during
  * the read is refused, never answered with another's block.  And the
- * wording of why a process cannot be read.
+ * wording of why a process cannot be read, and the block's reads
+ * (status_fetch(), for status_read.c and status_v1.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -269,4 +270,31 @@ bool status_over_budget(struct status_target *t)
 		   "and was stopped (a process with cyclock takes far less)",
 		   (int)t->pid, STATUS_BUDGET_NS / 1000000);
 	return true;
+}
+
+/* @len bytes at @addr of process @pid; 0, or an errno.  @pid 0: this
+ * process's own memory, loaded in place a word at a time as the library's
+ * own readers load the block (relaxed atomics), each read then ordered
+ * before the next by an acquire fence as the latch's loads are: no system
+ * call, for cyclock info's own block (qemu-user has no
+ * process_vm_readv(2), nor have sandboxes that refuse it). */
+int status_fetch(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	const uint32_t *s = (const uint32_t *)(uintptr_t)addr;
+	uint32_t *d = buf;
+
+	if (pid)
+		return status_vm_read(pid, addr, buf, len);
+	for (size_t i = 0; i < len / 4; i++)
+		d[i] = __atomic_load_n(&s[i], __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return 0;
+}
+
+enum status_err status_busy(pid_t pid, const char *name, const char *how, char *why,
+			    size_t wlen)
+{
+	status_say(why, wlen, "process %d's status %s %s at each of %d reads", (int)pid, name,
+		   how, STATUS_TRIES);
+	return STATUS_BUSY;
 }

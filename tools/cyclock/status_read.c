@@ -12,10 +12,7 @@
  * the latch's orders.  What is kept of the target's strings is made safe
  * to print here, once, for every format.
  *
- * Over 400 lines: the block's two versions and the process's reading;
- * version 1's part (read_v1_part(), read_v1()) is the one to move out, to
- * a status_v1.c, once tests/linux/validate_status.c, which builds this
- * file with its own list of the reader's sources, lists it too.
+ * Version 1's part is status_v1.c's.
  *
  * Tests: tests/tool/cli/test_status.sh (every format), test_status_forged.sh
  * (a forged block of each version, a block whose sequence never rests),
@@ -46,35 +43,6 @@ _Static_assert(offsetof(struct cyclock_status, library) == offsetof(struct head,
 			       offsetof(struct head, library),
 	       "status: the versions' headers differ");
 
-/* @len bytes at @addr of process @pid; 0, or an errno.  @pid 0: this
- * process's own memory, loaded in place a word at a time as the library's
- * own readers load the block (relaxed atomics), each read then ordered
- * before the next by an acquire fence as the latch's loads are: no system
- * call, for cyclock info's own block (qemu-user has no
- * process_vm_readv(2), nor have sandboxes that refuse it). */
-static int fetch(pid_t pid, uint64_t addr, void *buf, size_t len)
-{
-	const uint32_t *s = (const uint32_t *)(uintptr_t)addr;
-	uint32_t *d = buf;
-
-	if (pid)
-		return status_vm_read(pid, addr, buf, len);
-	for (size_t i = 0; i < len / 4; i++)
-		d[i] = __atomic_load_n(&s[i], __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return 0;
-}
-
-/* A part that moves (version 1: stays odd) this many reads in a row is busy. */
-#define TRIES 1000
-
-static enum status_err busy(pid_t pid, const char *name, const char *how, char *why, size_t wlen)
-{
-	status_say(why, wlen, "process %d's status %s %s at each of %d reads", (int)pid, name,
-		   how, TRIES);
-	return STATUS_BUSY;
-}
-
 /* Version 2's part @name: the sequence at @seq_at, then the copy it names
  * (@len bytes each, the first at @copies), then the sequence again, each a
  * system call of its own; until both readings agree.  The copy read lands
@@ -87,14 +55,14 @@ static enum status_err read_latched(pid_t pid, uint64_t seq_at, uint64_t copies,
 	uint32_t s1, s2;
 	int err;
 
-	for (int i = 0; i < TRIES; i++) {
+	for (int i = 0; i < STATUS_TRIES; i++) {
 		char *copy;
 
-		if ((err = fetch(pid, seq_at, &s1, sizeof(s1))))
+		if ((err = status_fetch(pid, seq_at, &s1, sizeof(s1))))
 			return status_vm_error(pid, err, why, wlen);
 		copy = (char *)dst + (s1 & 1) * len;
-		if ((err = fetch(pid, copies + (s1 & 1) * len, copy, len)) ||
-		    (err = fetch(pid, seq_at, &s2, sizeof(s2))))
+		if ((err = status_fetch(pid, copies + (s1 & 1) * len, copy, len)) ||
+		    (err = status_fetch(pid, seq_at, &s2, sizeof(s2))))
 			return status_vm_error(pid, err, why, wlen);
 		if (s1 == s2) {
 			/* The other copy as a failed try may have left it: zeros. */
@@ -104,31 +72,7 @@ static enum status_err read_latched(pid_t pid, uint64_t seq_at, uint64_t copies,
 		}
 		nanosleep(&(struct timespec){ 0, 10000 }, NULL);
 	}
-	return busy(pid, name, "moved", why, wlen);
-}
-
-/* Version 1's part at @addr, @len bytes, its sequence first: read whole
- * between two equal, even readings of the sequence. */
-static enum status_err read_v1_part(pid_t pid, uint64_t addr, void *buf, size_t len,
-				    const char *name, char *why, size_t wlen)
-{
-	uint32_t s1, s2;
-	int err;
-
-	for (int i = 0; i < TRIES; i++) {
-		if ((err = fetch(pid, addr, &s1, sizeof(s1))))
-			return status_vm_error(pid, err, why, wlen);
-		if (!(s1 & 1)) {
-			if ((err = fetch(pid, addr, buf, len)) ||
-			    (err = fetch(pid, addr, &s2, sizeof(s2))))
-				return status_vm_error(pid, err, why, wlen);
-			if (s1 == s2 && !memcmp(buf, &s2, sizeof(s2)))
-				return STATUS_OK;
-		}
-		nanosleep(&(struct timespec){ 0, 10000 }, NULL);
-	}
-	return busy(pid, name, "was being written (a fork that cut a write leaves it so "
-		    "until the next)", why, wlen);
+	return status_busy(pid, name, "moved", why, wlen);
 }
 
 /* Each string ends within its array, whatever the target wrote there. */
@@ -157,7 +101,7 @@ static enum status_err read_header(pid_t pid, uint64_t addr, struct head *h, cha
 			   "aligned: it holds no cyclock status block", (unsigned long long)addr);
 		return STATUS_BAD;
 	}
-	if ((err = fetch(pid, addr, h, sizeof(*h))))
+	if ((err = status_fetch(pid, addr, h, sizeof(*h))))
 		return status_vm_error(pid, err, why, len);
 	if (memcmp(h->magic, CYCLOCK_STATUS_MAGIC, sizeof(h->magic))) {
 		status_say(why, len, "the symbol " CYCLOCK_STATUS_SYMBOL " at 0x%llx holds no "
@@ -220,49 +164,6 @@ enum status_err status_read_block(pid_t pid, uint64_t addr, struct cyclock_statu
 	return read_v2(pid, addr, st, why, len);
 }
 
-/* A string array of version 1 into version 2's, cut where version 2's
- * is shorter (its end made a NUL afterwards). */
-#define SAME(dst, src) memcpy((dst), (src), sizeof(dst) < sizeof(src) ? sizeof(dst) : sizeof(src))
-
-/* Version 1's block, after its header, as version 2's view: its flags
- * but LOST (which it keeps apart), the facts it lacks zero. */
-static enum status_err read_v1(pid_t pid, uint64_t addr, struct status_block *b, char *why,
-			       size_t len)
-{
-	struct cyclock_status_v1_setup s;
-	struct cyclock_status_v1_counts c;
-	enum status_err e;
-
-	e = read_v1_part(pid, addr + offsetof(struct cyclock_status_v1, setup), &s, sizeof(s),
-			 "setup", why, len);
-	if (e == STATUS_OK)
-		e = read_v1_part(pid, addr + offsetof(struct cyclock_status_v1, counts), &c,
-				 sizeof(c), "counts", why, len);
-	if (e != STATUS_OK)
-		return e;
-	b->setup = (struct cyclock_status_setup){
-		.state = s.state, .flags = s.flags & (CYCLOCK_STATUS_LOST - 1),
-		.served = s.served, .hz_hint = s.hz_hint, .init_ns = s.init_ns,
-		.warp_cyc = s.warp_cyc,
-	};
-	SAME(b->setup.counter, s.counter);
-	SAME(b->setup.ordered, s.ordered);
-	SAME(b->setup.hz_source, s.hz_source);
-	SAME(b->setup.why, s.why);
-	SAME(b->setup.distrust, s.distrust);
-	SAME(b->setup.ordered_why, s.ordered_why);
-	b->setup_lost = s.flags & CYCLOCK_STATUS_V1_LOST;
-	b->counts = (struct cyclock_status_counts){
-		.pid = c.pid, .kernel_mode = c.kernel_mode, .written_ns = c.written_ns,
-		.resyncs = c.resyncs, .anomalies = c.anomalies, .kernel_spells = c.kernel_spells,
-		.rate_changes = c.rate_changes, .last_err_ns = c.last_err_ns,
-		.interval_ns = c.interval_ns, .ns_per_tick = c.ns_per_tick,
-	};
-	SAME(b->counts.kernel_why, c.kernel_why);
-	b->counts_lost = c.flags & CYCLOCK_STATUS_V1_LOST;
-	return STATUS_OK;
-}
-
 /* ---- what is kept of the target's strings ---- */
 
 /* @s, a string the target wrote, made safe to print in place (cut to
@@ -307,7 +208,7 @@ enum status_err status_read_view(pid_t pid, uint64_t addr, struct status_block *
 	}
 	e = read_header(pid, addr, &h, why, len);
 	if (e == STATUS_OK && h.version == CYCLOCK_STATUS_V1) {
-		e = read_v1(pid, addr, b, why, len);
+		e = status_read_v1(pid, addr, b, why, len);
 	} else if (e == STATUS_OK && (e = read_v2(pid, addr, st, why, len)) == STATUS_OK) {
 		b->setup = st->setup[st->setup_seq & 1];
 		b->counts = st->counts[st->counts_seq & 1];

@@ -11,6 +11,8 @@
  *   status_dynsym.c  the symbol in an object's dynamic symbol table
  *   status_symtab.c  the symbol in a static program's .symtab, from the
  *                    file the kernel maps, not from a path
+ *   status_v1.c      a block of version 1's layout (status_read.c reads
+ *                    version 2's)
  * The target controls its memory, its names and its files: nothing here
  * opens a path it names, maps a file, or trusts a length or an address of
  * its without a bound (docs/tool.md, "cyclock status").
@@ -84,6 +86,17 @@ int status_vm_read(pid_t pid, uint64_t addr, void *buf, size_t len);
 /* The string at @addr, at most @size - 1 bytes, read a page at a time
  * (it may end where memory does); 0, or an errno if nothing was read. */
 int status_vm_string(pid_t pid, uint64_t addr, char *buf, size_t size);
+/* @len bytes at @addr of @pid as the block's reader reads them (@pid 0:
+ * this process's own memory, in place); 0, or an errno. */
+int status_fetch(pid_t pid, uint64_t addr, void *buf, size_t len);
+/* A part that moves (version 1: stays odd) this many reads in a row is busy. */
+#define STATUS_TRIES 1000
+/* The refusal of a part @name that @how at each of STATUS_TRIES reads. */
+enum status_err status_busy(pid_t pid, const char *name, const char *how, char *why,
+			    size_t wlen);
+/* status_v1.c: version 1's parts at @addr as version 2's view in @b. */
+enum status_err status_read_v1(pid_t pid, uint64_t addr, struct status_block *b, char *why,
+			       size_t len);
 /* The refusal for errno @err of reading the target, worded. */
 enum status_err status_vm_error(pid_t pid, int err, char *why, size_t len);
 enum status_err status_denied(pid_t pid, char *why, size_t len);
