@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Building JSON with jansson, for every writer of it (report/json.c, and
- * the tool's info_json.c): set a key, a string that is valid UTF-8
- * whatever the machine's text is, a real that is finite or left out.
+ * the tool's info_json.c, block_json.c, status_json.c): set a key, an
+ * integer, a string that is valid UTF-8 whatever the machine's text is, a
+ * real that is finite or left out.
  */
 #ifndef CYCLOCK_BENCH_JSON_PUT_H
 #define CYCLOCK_BENCH_JSON_PUT_H
@@ -38,6 +39,12 @@ static inline json_t *bench_json_str(const char *s)
 	v = json_string(copy);
 	free(copy);
 	return v;
+}
+
+/* An integer. */
+static inline int bench_json_put_int(json_t *o, const char *key, long long v)
+{
+	return bench_json_put(o, key, json_integer(v));
 }
 
 /* JSON has no NaN or infinity: a figure that is not finite is left out. */

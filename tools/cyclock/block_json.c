@@ -24,16 +24,11 @@
 #include "block_out.h"
 #include "report/json_put.h"
 
-static int put_int(json_t *o, const char *key, long long v)
-{
-	return bench_json_put(o, key, json_integer(v));
-}
-
 /* A count: no more than 2^63 - 1, which no process counts to (a resync a
  * nanosecond would take 292 years). */
 static int put_count(json_t *o, const char *key, uint64_t v)
 {
-	return put_int(o, key, v > INT64_MAX ? INT64_MAX : (long long)v);
+	return bench_json_put_int(o, key, v > INT64_MAX ? INT64_MAX : (long long)v);
 }
 
 /* A figure left out unless it is one (> 0, or >= 0 where @zero allows). */
@@ -55,9 +50,9 @@ static json_t *counts(const struct status_block *b)
 	err |= put_count(o, "resyncs", c->resyncs);
 	err |= put_count(o, "anomalies", c->anomalies);
 	err |= put_count(o, "rate_changes", c->rate_changes);
-	err |= put_int(o, "last_error_ns", (long long)c->last_err_ns);
+	err |= bench_json_put_int(o, "last_error_ns", (long long)c->last_err_ns);
 	if (status_has_v2(b))
-		err |= put_int(o, "raw_last_error_ns", (long long)c->raw_last_err_ns);
+		err |= bench_json_put_int(o, "raw_last_error_ns", (long long)c->raw_last_err_ns);
 	err |= put_count(o, "resync_interval_ns", c->interval_ns);
 	if (status_has_v2(b))
 		err |= put_count(o, "resync_interval_max_ns", c->max_interval_ns);
@@ -67,7 +62,7 @@ static json_t *counts(const struct status_block *b)
 		err |= put_positive(o, "hz_uncertainty_ppm", c->hz_ppm, true);
 	if (age >= 0)
 		err |= bench_json_put_real(o, "last_resync_age_s", age);
-	err |= put_int(o, "written_by_pid", c->pid);
+	err |= bench_json_put_int(o, "written_by_pid", c->pid);
 	if (!status_has_v2(b))
 		err |= bench_json_put(o, "lost", json_boolean(b->counts_lost));
 	return err ? (json_decref(o), NULL) : o;
@@ -84,7 +79,8 @@ static json_t *warp(const struct cyclock_status_setup *s)
 	err |= bench_json_put(o, "ran", json_boolean(ran));
 	if (ran) {
 		err |= put_count(o, "turns", s->warp_turns);
-		err |= put_int(o, "max_back_cycles", s->warp_cyc < -1 ? -1 : (long long)s->warp_cyc);
+		err |= bench_json_put_int(o, "max_back_cycles",
+					  s->warp_cyc < -1 ? -1 : (long long)s->warp_cyc);
 	}
 	return err ? (json_decref(o), NULL) : o;
 }
@@ -112,7 +108,7 @@ int block_json(json_t *o, const struct status_block *b)
 
 	block_served(s->served, served, sizeof(served));
 	err |= bench_json_put(o, "library_version", bench_json_str(b->library));
-	err |= put_int(o, "status_version", b->version);
+	err |= bench_json_put_int(o, "status_version", b->version);
 	err |= bench_json_put(o, "mode", bench_json_str(block_mode(b)));
 	if (s->flags & CYCLOCK_STATUS_PRELOAD)
 		err |= bench_json_put(o, "served", bench_json_str(served));

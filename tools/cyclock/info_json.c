@@ -21,11 +21,6 @@
 #include "info.h"
 #include "report/json_put.h"
 
-static int put_int(json_t *o, const char *key, long long v)
-{
-	return bench_json_put(o, key, json_integer(v));
-}
-
 /* The live segment of cyclock_now() (cyclock_get_state()): its conversion,
  * how long a delta may grow before it overflows, the counter's wrap. */
 static json_t *segment(const struct info_facts *f)
@@ -34,9 +29,9 @@ static json_t *segment(const struct info_facts *f)
 	json_t *o = json_object();
 	int err = !o;
 
-	err |= put_int(o, "mult", in->mult);
-	err |= put_int(o, "shift", in->shift);
-	err |= put_int(o, "raw_mult", in->raw_mult);
+	err |= bench_json_put_int(o, "mult", in->mult);
+	err |= bench_json_put_int(o, "shift", in->shift);
+	err |= bench_json_put_int(o, "raw_mult", in->raw_mult);
 	err |= bench_json_put_real(o, "mult_overflow_s", f->overflow_s);
 	err |= bench_json_put_real(o, "wrap_s", f->wrap_s);
 	return err ? (json_decref(o), NULL) : o;
@@ -49,7 +44,7 @@ static json_t *engine(const struct info_facts *f)
 
 	err |= bench_json_put(o, "summary", bench_json_str(f->have_engine ? f->engine : ""));
 	if (f->have_engine)
-		err |= put_int(o, "update_interval_ns", (long long)f->engine_update_ns);
+		err |= bench_json_put_int(o, "update_interval_ns", (long long)f->engine_update_ns);
 	return err ? (json_decref(o), NULL) : o;
 }
 
@@ -88,18 +83,18 @@ static json_t *machine(const struct bench_context *ctx)
 	err |= bench_json_put(o, "virtualization", bench_json_str(ctx->virtualization));
 	err |= bench_json_put(o, "cpu_model", bench_json_str(ctx->cpu_model));
 	err |= bench_json_put(o, "arch", bench_json_str(ctx->arch));
-	err |= put_int(o, "cpus_online", ctx->num_cpus);
-	err |= put_int(o, "cpus_allowed", ctx->allowed_cpus);
+	err |= bench_json_put_int(o, "cpus_online", ctx->num_cpus);
+	err |= bench_json_put_int(o, "cpus_allowed", ctx->allowed_cpus);
 	err |= bench_json_put_real(o, "cpu_mhz", ctx->mhz_per_cpu);
 	err |= bench_json_put(o, "governor", bench_json_str(ctx->governor));
 	for (int i = 0; !err && i < ctx->n_caches; i++) {
 		json_t *c = json_object();
 
 		err |= json_array_append_new(caches, c);
-		err |= put_int(c, "level", ctx->caches[i].level);
+		err |= bench_json_put_int(c, "level", ctx->caches[i].level);
 		err |= bench_json_put(c, "type", bench_json_str(ctx->caches[i].type));
-		err |= put_int(c, "size_bytes", ctx->caches[i].size);
-		err |= put_int(c, "shared_by", ctx->caches[i].num_sharing);
+		err |= bench_json_put_int(c, "size_bytes", ctx->caches[i].size);
+		err |= bench_json_put_int(c, "shared_by", ctx->caches[i].num_sharing);
 	}
 	err |= bench_json_put(o, "caches", caches);
 	return err ? (json_decref(o), NULL) : o;

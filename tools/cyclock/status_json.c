@@ -20,7 +20,7 @@ static json_t *block(const struct status_of *p, const struct status_block *b)
 	json_t *o = json_object();
 	int err = !o;
 
-	err |= bench_json_put(o, "pid", json_integer(p->pid));
+	err |= bench_json_put_int(o, "pid", p->pid);
 	err |= bench_json_put(o, "command", bench_json_str(p->comm));
 	err |= bench_json_put(o, "object", bench_json_str(b->object));
 	err |= block_json(o, b);
